@@ -1,0 +1,136 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services/index.ts';
+import type { AppDefinition } from '../../definition/schema.ts';
+import { AppDefinitionSchema } from '../../definition/schema.ts';
+import { toJobSummary } from '../../jobs/store.ts';
+import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
+import { ApplicationParams, ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
+import { ifMatchOf } from '../if-match.ts';
+
+/** Applications, core: create, read, list, replace the definition, delete, status. */
+export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const common = { tags: ['applications'], security: MANAGEMENT_SECURITY };
+    const apps = services.applications;
+
+    app.post(
+      '/applications',
+      {
+        schema: {
+          ...common,
+          operationId: 'createApplication',
+          summary: 'Create an application from a definition',
+          body: Type.Object({ projectId: Uuid, name: Type.Optional(Type.String({ maxLength: 200 })), scode: AppDefinitionSchema }),
+          response: { 201: ApplicationSchema, ...problemResponses(404, 409) },
+        },
+      },
+      async (request, reply) => {
+        reply.status(201);
+        return apps.create(request.principal.customerId, request.body);
+      },
+    );
+
+    app.get(
+      '/applications',
+      {
+        schema: {
+          ...common,
+          operationId: 'listApplications',
+          summary: 'List applications, optionally of one project',
+          querystring: Type.Composite([PageQuery, Type.Object({ projectId: Type.Optional(Uuid) })]),
+          response: { 200: ListEnvelope(ApplicationSchema), ...problemResponses() },
+        },
+      },
+      async (request) => {
+        const { limit, offset, projectId } = request.query;
+        const page = await apps.list(request.principal.customerId, projectId, limit, offset);
+        return { items: page.items, metadata: { total: page.total } };
+      },
+    );
+
+    app.get(
+      '/applications/:applicationId',
+      {
+        schema: {
+          ...common,
+          operationId: 'getApplication',
+          summary: 'Get an application',
+          params: ApplicationParams,
+          response: { 200: ApplicationSchema, ...problemResponses(404) },
+        },
+      },
+      async (request) => apps.get(request.principal.customerId, request.params.applicationId),
+    );
+
+    app.put(
+      '/applications/:applicationId/scode',
+      {
+        schema: {
+          ...common,
+          operationId: 'replaceApplicationDefinition',
+          summary: 'Replace the whole definition (a new version)',
+          params: ApplicationParams,
+          body: AppDefinitionSchema,
+          response: { 200: ApplicationSchema, ...problemResponses(404, 409, 412) },
+        },
+      },
+      async (request) =>
+        apps.change(request.principal.customerId, request.params.applicationId, () => request.body as AppDefinition, {
+          ifMatch: ifMatchOf(request),
+        }),
+    );
+
+    app.delete(
+      '/applications/:applicationId',
+      {
+        schema: {
+          ...common,
+          operationId: 'deleteApplication',
+          summary: 'Delete an application and its data',
+          params: ApplicationParams,
+          response: { 204: Type.Null(), ...problemResponses(404) },
+        },
+      },
+      async (request, reply) => {
+        await apps.delete(request.principal.customerId, request.params.applicationId);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      '/applications/:applicationId/generate',
+      {
+        schema: {
+          ...common,
+          operationId: 'generateModels',
+          summary: 'Queue a generation job that builds models from the domainModel (a new version when it succeeds)',
+          params: ApplicationParams,
+          response: { 202: ApplicationSchema, ...problemResponses(404, 409) },
+        },
+      },
+      async (request, reply) => {
+        reply.status(202);
+        return services.generation.request(request.principal.customerId, request.params.applicationId);
+      },
+    );
+
+    app.get(
+      '/applications/:applicationId/status',
+      {
+        schema: {
+          ...common,
+          operationId: 'getApplicationStatus',
+          summary: "The application's jobs (reduced members)",
+          params: ApplicationParams,
+          response: { 200: Type.Object({ jobs: Type.Array(JobSummarySchema) }), ...problemResponses(404) },
+        },
+      },
+      async (request) => {
+        const application = await apps.get(request.principal.customerId, request.params.applicationId);
+        return { jobs: application.status.jobs.map(toJobSummary) };
+      },
+    );
+  };
+}

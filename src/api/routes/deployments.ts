@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DeploymentService } from '../../services/deployments.ts';
+import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { problemResponses } from '../schemas.ts';
+import { ApplicationParams, ApplicationSchema } from './application-schemas.ts';
+
+const VersionBody = Type.Object({
+  serverVersion: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'Defaults to the current serverVersion (publish) or every served version (unpublish).' })),
+});
+
+/** The deployments group: publish (a `deployment` job) and unpublish. */
+export function deploymentRoutes(deployments: DeploymentService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const common = { tags: ['deployments-assets'], security: MANAGEMENT_SECURITY };
+
+    app.post(
+      '/applications/:applicationId/publish',
+      {
+        schema: {
+          ...common,
+          operationId: 'publishApplication',
+          summary: 'Queue a deployment: migrate the data schema and serve the version at {app_url}/api/v{serverVersion}/',
+          params: ApplicationParams,
+          body: Type.Optional(VersionBody),
+          response: { 202: ApplicationSchema, ...problemResponses(404) },
+        },
+      },
+      async (request, reply) => {
+        reply.status(202);
+        return deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
+      },
+    );
+
+    app.post(
+      '/applications/:applicationId/unpublish',
+      {
+        schema: {
+          ...common,
+          operationId: 'unpublishApplication',
+          summary: 'Stop serving one version, or all of them',
+          params: ApplicationParams,
+          body: Type.Optional(VersionBody),
+          response: { 200: ApplicationSchema, ...problemResponses(404) },
+        },
+      },
+      async (request) => deployments.unpublish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion),
+    );
+  };
+}

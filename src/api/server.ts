@@ -1,0 +1,121 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { sql } from 'kysely';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Services } from '../services/index.ts';
+import { Problem } from '../errors.ts';
+import { requireApiClient } from './auth.ts';
+import { registerMetrics } from './metrics.ts';
+import { registerProblemHandlers, sendProblem } from './problem.ts';
+import { ProblemSchema } from './schemas.ts';
+import { validatorCompiler } from './validation.ts';
+import { oauthRoutes } from './routes/oauth.ts';
+import { customerRoutes } from './routes/customers.ts';
+import { projectRoutes } from './routes/projects.ts';
+import { applicationRoutes } from './routes/applications.ts';
+import { modelRoutes } from './routes/models.ts';
+import { actionRoutes } from './routes/actions.ts';
+import { sectionRoutes } from './routes/sections.ts';
+import { versionRoutes } from './routes/versions.ts';
+import { deploymentRoutes } from './routes/deployments.ts';
+
+export const INTERFACE_VERSION = '0.0.5';
+
+export interface ServerOptions {
+  services: Services;
+  /** Pino options; `stream` lets tests read the log. */
+  logger?: false | { level: string; stream?: NodeJS.WritableStream };
+  /** Route groups mounted beside the management API (the generated apps, later). */
+  extraPlugins?: ((app: FastifyInstance) => Promise<void>)[];
+}
+
+export async function buildServer({ services, logger = false, extraPlugins = [] }: ServerOptions): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger:
+      logger === false
+        ? false
+        : {
+            ...logger,
+            // Tokens and keys never reach the logs.
+            redact: ['req.headers.authorization', 'req.headers["x-svc-api-client"]', 'req.headers.cookie'],
+          },
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Definitions keep members we do not know (DESIGN §4); a schema-driven serializer
+  // would drop them. Response schemas still document every operation in OpenAPI.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  registerProblemHandlers(app);
+  app.addSchema(ProblemSchema);
+  await app.register(formbody);
+  await app.register(rateLimit, {
+    global: false,
+    // Thrown by the plugin, so it reaches the problem handler like any other error.
+    errorResponseBuilder: (_request, context) => new Problem(429, `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+  });
+  registerMetrics(app, config.metricsPublic);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'appbuilder', version: INTERFACE_VERSION, description: 'Application builder service: management API.' },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          builderBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiClient: { type: 'apiKey', in: 'header', name: 'x-svc-api-client' },
+          apiCredentials: {
+            type: 'oauth2',
+            flows: { clientCredentials: { tokenUrl: `${config.basePath}/oauth/token`, scopes: {} } },
+          },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: `${config.basePath}/docs`, staticCSP: true });
+
+  app.get(`${config.basePath}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(services.db.kysely);
+      return { status: 'ready' };
+    } catch {
+      return sendProblem(reply, new Problem(503, 'The database does not answer.'));
+    }
+  });
+
+  await app.register(oauthRoutes(services), { prefix: config.basePath });
+  const management = async (scope: FastifyInstance, prefix: string, plugins: ((s: Services) => FastifyPluginAsyncTypebox)[]) => {
+    await scope.register(
+      async (child) => {
+        requireApiClient(child, services.tokens);
+        for (const plugin of plugins) await child.register(plugin(services));
+      },
+      { prefix },
+    );
+  };
+  const applicationGroups = [
+    customerRoutes,
+    applicationRoutes,
+    modelRoutes,
+    actionRoutes,
+    sectionRoutes,
+    versionRoutes,
+    (s: Services) => deploymentRoutes(s.deployments),
+  ];
+  if (config.projectsPath === config.basePath) {
+    await management(app, config.basePath, [...applicationGroups, projectRoutes]);
+  } else {
+    await management(app, config.basePath, applicationGroups);
+    await management(app, config.projectsPath, [projectRoutes]);
+  }
+  for (const plugin of extraPlugins) await app.register(plugin);
+  return app;
+}

@@ -1,0 +1,35 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { serveCommand } from './serve.ts';
+import { initCommand } from './init.ts';
+
+function port(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new InvalidArgumentError('a port is 0 to 65535');
+  return parsed;
+}
+
+const program = new Command()
+  .name('appbuilder')
+  .description('Application builder service: definitions in, running backends out.');
+
+program
+  .command('serve')
+  .description('Start the service (embedded store under ./.appbuilder unless DATABASE_URL is set)')
+  .option('-p, --port <port>', 'port to listen on (default: PORT or 8080)', port)
+  .option('--host <host>', 'address to listen on (default: HOST or 0.0.0.0)')
+  .option('--role <role>', 'api | runtime | worker | all', 'all')
+  .action(serveCommand);
+
+program
+  .command('init')
+  .description('Create a customer and an API client on the store, and print its credentials once')
+  .option('--name <name>', 'customer name')
+  .option('--admin', 'make the client a platform administrator (default when the store is empty)')
+  .action(initCommand);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`appbuilder: ${(error as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,30 @@
+import { loadConfig } from '../config.ts';
+import { startPlatform } from '../platform.ts';
+
+export async function serveCommand(options: { port?: number; host?: string; role: string }): Promise<void> {
+  const config = loadConfig(process.env, {
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
+  const platform = await startPlatform(config, { logger: { level: config.logLevel } });
+  const address = await platform.server.listen({ port: config.port, host: config.host });
+  const base = (config.publicUrl ?? address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost')).replace(/\/$/, '');
+  const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite at ${config.dataDir}`;
+  process.stdout.write(
+    `appbuilder listening on ${base}${config.basePath}\n` +
+      `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    platform.server.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 15_000);
+    timer.unref();
+    await platform.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,53 @@
+import { resolve } from 'node:path';
+
+/** Everything the service reads from its environment, read in one place. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Embedded store directory (PGlite), used when `databaseUrl` is not set. */
+  dataDir: string;
+  /** `postgres://…` selects PostgreSQL through `pg`; otherwise the embedded store. */
+  databaseUrl: string | null;
+  basePath: string;
+  projectsPath: string;
+  appsPath: string;
+  publicUrl: string | null;
+  bodyLimitBytes: number;
+  tokenTtlSeconds: number;
+  tokenRateLimitPerMinute: number;
+  metricsPublic: boolean;
+  bootstrapClient: { id: string; secret: string } | null;
+  logLevel: string;
+}
+
+function trimPath(path: string): string {
+  const withSlash = path.startsWith('/') ? path : `/${path}`;
+  return withSlash.length > 1 ? withSlash.replace(/\/+$/, '') : withSlash;
+}
+
+function intFrom(value: string | undefined, fallback: number): number {
+  const parsed = value === undefined || value === '' ? NaN : Number(value);
+  return Number.isInteger(parsed) && parsed >= 0 ? parsed : fallback;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const bootstrapId = env.APPBUILDER_BOOTSTRAP_CLIENT_ID;
+  const bootstrapSecret = env.APPBUILDER_BOOTSTRAP_CLIENT_SECRET;
+  return {
+    port: intFrom(env.PORT, 8080),
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: resolve(env.APPBUILDER_DATA_DIR ?? './.appbuilder'),
+    databaseUrl: env.DATABASE_URL || null,
+    basePath: trimPath(env.APPBUILDER_BASE_PATH ?? '/v1'),
+    projectsPath: trimPath(env.APPBUILDER_PROJECTS_PATH ?? '/v1'),
+    appsPath: trimPath(env.APPBUILDER_APPS_PATH ?? '/apps'),
+    publicUrl: env.APPBUILDER_PUBLIC_URL ?? null,
+    bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
+    tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
+    tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),
+    metricsPublic: env.APPBUILDER_METRICS_PUBLIC !== 'false',
+    bootstrapClient: bootstrapId && bootstrapSecret ? { id: bootstrapId, secret: bootstrapSecret } : null,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    ...overrides,
+  };
+}

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { openPglite, openPostgres, type Db } from './storage/db.ts';
+import { lockDataDir } from './storage/lock.ts';
+import { migrateControlPlane } from './storage/migrate.ts';
+import { bootstrapFirstClient, createServices, type Services } from './services/index.ts';
+import { buildServer } from './api/server.ts';
+import { dropApplicationData } from './runtime/data-schema.ts';
+import { JobQueue, type JobQueueOptions } from './jobs/queue.ts';
+import { JobStore } from './jobs/store.ts';
+import { registerJobHandlers } from './services/job-handlers.ts';
+import { createRuntime } from './runtime/index.ts';
+
+/** A running service: its store, services and HTTP server, and how to stop them. */
+export interface Platform {
+  db: Db;
+  services: Services;
+  server: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function openDb(config: Config): Promise<{ db: Db; release: () => void }> {
+  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl), release: () => {} };
+  const release = lockDataDir(config.dataDir);
+  try {
+    return { db: await openPglite(config.dataDir), release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/**
+ * Opens the store, migrates it, builds the services and the HTTP server.
+ * `db` may be handed in (tests share one embedded instance per file).
+ */
+export type Role = 'all' | 'api' | 'runtime' | 'worker';
+
+export interface PlatformOptions {
+  db?: Db;
+  logger?: false | { level: string; stream?: NodeJS.WritableStream };
+  /** `all` and `worker` take jobs; `api` and `runtime` only send them. */
+  role?: Role;
+  /** Queue timing (tests shorten it). */
+  queue?: Partial<JobQueueOptions>;
+}
+
+export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<Platform> {
+  const opened = options.db ? { db: options.db, release: () => {} } : await openDb(config);
+  const { db } = opened;
+  try {
+    await migrateControlPlane(db);
+    const role = options.role ?? 'all';
+    const jobs = new JobStore(db);
+    const queue = await JobQueue.start(db, jobs, { work: role === 'all' || role === 'worker', ...options.queue });
+    // Builders calling an app with management credentials act as its administrator.
+    const runtime = await createRuntime(db, {
+      builderCustomer: async (request) => {
+        const key = request.headers['x-svc-api-client'];
+        const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
+        return principal.customerId;
+      },
+    });
+    const services = await createServices(db, config, { dropApplicationData, jobs, queue, registry: runtime.registry });
+    await registerJobHandlers(services);
+    await bootstrapFirstClient(services);
+    const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
+    return {
+      db,
+      services,
+      server,
+      close: async () => {
+        await server.close();
+        await queue.stop();
+        if (!options.db) await db.close();
+        opened.release();
+      },
+    };
+  } catch (error) {
+    if (!options.db) await db.close();
+    opened.release();
+    throw error;
+  }
+}

@@ -1,0 +1,169 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Db } from '../../storage/db.ts';
+import type { ApplicationsTable, ControlPlane } from '../../storage/tables.ts';
+import { jsonb, toIso } from '../../storage/sql.ts';
+import { notFound, preconditionFailed } from '../../errors.ts';
+import { uuidv7 } from '../../tools/ids.ts';
+import type { AppDefinition } from '../../definition/schema.ts';
+import { validateDefinition } from '../../definition/validate.ts';
+import { computeBump, nextVersion } from '../../definition/versioning/index.ts';
+import type { JobRecord, JobStore, JobType } from '../../jobs/store.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { DropApplicationData, Page } from '../projects.ts';
+import { toApplication, type Application, type ApplicationStatus } from './view.ts';
+
+const SEMVER = /^\d+\.\d+\.\d+$/;
+
+/** A pure edit of a definition; throws `Problem` when the edit itself is impossible. */
+export type DefinitionChange = (definition: AppDefinition) => AppDefinition;
+
+export interface ChangeOptions {
+  /** `If-Match` of the request: the serverVersion the caller last saw. */
+  ifMatch?: string;
+}
+
+/** Applications: the rows, their definitions and the version written by every change. */
+export class ApplicationService {
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: JobStore,
+    private readonly queue: JobQueue,
+    private readonly dropApplicationData: DropApplicationData,
+  ) {}
+
+  async create(customerId: string, input: { projectId: string; name?: string; scode: unknown }): Promise<Application> {
+    const scode = validateDefinition(input.scode);
+    const serverVersion = SEMVER.test(scode.version) ? scode.version : '1.0.0';
+    const id = uuidv7();
+    await this.db.kysely.transaction().execute(async (trx) => {
+      const project = await trx
+        .selectFrom('appbuilder.projects')
+        .select('id')
+        .where('id', '=', input.projectId)
+        .where('customer_id', '=', customerId)
+        .executeTakeFirst();
+      if (!project) throw notFound(`Project ${input.projectId} was not found.`, '/projectId');
+      await trx
+        .insertInto('appbuilder.applications')
+        .values({
+          id,
+          customer_id: customerId,
+          project_id: input.projectId,
+          name: input.name ?? null,
+          scode: jsonb(scode),
+          server_version: serverVersion,
+        })
+        .execute();
+      await this.insertVersion(trx, id, serverVersion, scode);
+    });
+    return this.get(customerId, id);
+  }
+
+  async get(customerId: string, id: string): Promise<Application> {
+    const row = await this.findRow(this.db.kysely, customerId, id);
+    return toApplication(row, await this.status(id));
+  }
+
+  async list(customerId: string, projectId: string | undefined, limit: number, offset: number): Promise<Page<Application>> {
+    let base = this.db.kysely.selectFrom('appbuilder.applications').where('customer_id', '=', customerId);
+    if (projectId) base = base.where('project_id', '=', projectId);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    const items = await Promise.all(rows.map(async (row) => toApplication(row, await this.status(row.id))));
+    return { items, total: Number(count.total) };
+  }
+
+  async delete(customerId: string, id: string): Promise<void> {
+    await this.db.kysely.transaction().execute(async (trx) => {
+      await this.findRow(trx, customerId, id, true);
+      await this.dropApplicationData(id, trx);
+      await trx.deleteFrom('appbuilder.applications').where('id', '=', id).execute();
+    });
+  }
+
+  /**
+   * Applies one change: lock the row, check `If-Match`, edit, validate the whole
+   * result, store a new immutable version and move `serverVersion`, all in one
+   * transaction. Any failure leaves the application exactly as it was.
+   */
+  async change(customerId: string, id: string, edit: DefinitionChange, options: ChangeOptions = {}): Promise<Application> {
+    await this.db.kysely.transaction().execute(async (trx) => {
+      const row = await this.findRow(trx, customerId, id, true);
+      if (options.ifMatch !== undefined && options.ifMatch !== row.server_version) {
+        throw preconditionFailed(`The application is at version ${row.server_version}, not ${options.ifMatch}.`);
+      }
+      const previous = row.scode as unknown as AppDefinition;
+      const next = validateDefinition(edit(structuredClone(previous)));
+      const serverVersion = nextVersion(row.server_version, computeBump(previous, next));
+      await trx
+        .updateTable('appbuilder.applications')
+        .set({ scode: jsonb(next), server_version: serverVersion, updated_at: sql`now()` })
+        .where('id', '=', id)
+        .execute();
+      await this.insertVersion(trx, id, serverVersion, next);
+    });
+    return this.get(customerId, id);
+  }
+
+  /**
+   * Stores a job row for the application and hands it to the queue. The row is
+   * committed first; a crash before the send is repaired by the queue's sweep.
+   */
+  async submitJob(customerId: string, id: string, jobType: JobType, metadata: Record<string, unknown> = {}): Promise<JobRecord> {
+    const row = await this.findRow(this.db.kysely, customerId, id);
+    const job = await this.jobs.create({ customerId, projectId: row.project_id, applicationId: id, jobType, metadata: { applicationId: id, ...metadata } });
+    return this.queue.enqueue(job);
+  }
+
+  async status(applicationId: string): Promise<ApplicationStatus> {
+    const [jobs, deployments, migrations] = await Promise.all([
+      this.jobs.listForApplication(applicationId),
+      this.db.kysely
+        .selectFrom('appbuilder.deployments')
+        .selectAll()
+        .where('application_id', '=', applicationId)
+        .orderBy('published_at', 'desc')
+        .execute(),
+      this.db.kysely
+        .selectFrom('appbuilder.app_migrations')
+        .selectAll()
+        .where('application_id', '=', applicationId)
+        .orderBy('applied_at', 'desc')
+        .limit(50)
+        .execute(),
+    ]);
+    return {
+      jobs,
+      deployments: deployments.map((d) => ({
+        serverVersion: d.server_version,
+        state: d.state,
+        ...(d.published_at ? { publishedAt: toIso(d.published_at) } : {}),
+        ...(d.unpublished_at ? { unpublishedAt: toIso(d.unpublished_at) } : {}),
+      })),
+      migrations: migrations.map((m) => ({ serverVersion: m.server_version, appliedAt: toIso(m.applied_at)!, statements: m.summary })),
+    };
+  }
+
+  /** The row of an application of this customer; another customer's is "not found". */
+  async findRow(
+    executor: Kysely<ControlPlane>,
+    customerId: string,
+    id: string,
+    lock = false,
+  ): Promise<Selectable<ApplicationsTable>> {
+    let query = executor.selectFrom('appbuilder.applications').selectAll().where('id', '=', id).where('customer_id', '=', customerId);
+    if (lock) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    if (!row) throw notFound(`Application ${id} was not found.`, '/applicationId');
+    return row;
+  }
+
+  private async insertVersion(executor: Kysely<ControlPlane>, applicationId: string, serverVersion: string, scode: AppDefinition): Promise<void> {
+    await executor
+      .insertInto('appbuilder.application_versions')
+      .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, scode: jsonb(scode) })
+      .execute();
+  }
+}

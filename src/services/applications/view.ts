@@ -1,0 +1,52 @@
+import type { Selectable } from 'kysely';
+import type { ApplicationsTable } from '../../storage/tables.ts';
+import { toIso } from '../../storage/sql.ts';
+import type { JobRecord } from '../../jobs/store.ts';
+import type { AppDefinition } from '../../definition/schema.ts';
+
+/** One served version of an application (DESIGN §8, left open by the spec). */
+export interface DeploymentStatus {
+  serverVersion: string;
+  state: string;
+  publishedAt?: string;
+  unpublishedAt?: string;
+}
+
+export interface MigrationStatus {
+  serverVersion: string;
+  appliedAt: string;
+  statements: string[];
+}
+
+export interface ApplicationStatus {
+  jobs: JobRecord[];
+  deployments: DeploymentStatus[];
+  migrations: MigrationStatus[];
+}
+
+/** The Application resource exactly as the spec shows it. */
+export interface Application {
+  id: string;
+  name?: string;
+  scode: AppDefinition;
+  projectId: string;
+  status: ApplicationStatus;
+  isActive: boolean;
+  serverVersion?: string;
+  lastPublishedAt?: string;
+  lastUnpublishedAt?: string;
+}
+
+export function toApplication(row: Selectable<ApplicationsTable>, status: ApplicationStatus): Application {
+  return {
+    id: row.id,
+    ...(row.name !== null ? { name: row.name } : {}),
+    scode: row.scode as unknown as AppDefinition,
+    projectId: row.project_id,
+    status,
+    isActive: row.is_active,
+    serverVersion: row.server_version,
+    ...(row.last_published_at ? { lastPublishedAt: toIso(row.last_published_at) } : {}),
+    ...(row.last_unpublished_at ? { lastUnpublishedAt: toIso(row.last_unpublished_at) } : {}),
+  };
+}

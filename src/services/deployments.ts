@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Db } from '../storage/db.ts';
+import { jsonb } from '../storage/sql.ts';
+import { conflict, notFound } from '../errors.ts';
+import { uuidv7 } from '../tools/ids.ts';
+import type { AppDefinition } from '../definition/schema.ts';
+import type { JobRecord } from '../jobs/store.ts';
+import { compileApp } from '../runtime/compiled-app.ts';
+import type { DeploymentRegistry } from '../runtime/registry.ts';
+import { ensureRuntimeTables } from '../runtime/schema-extras.ts';
+import { planMigration, summarizeMigration } from '../compiler/schema/index.ts';
+import type { ApplicationService } from './applications/service.ts';
+import type { Application } from './applications/view.ts';
+
+/**
+ * Publishing: a `deployment` job migrates the app's schema to the version and then
+ * serves it, in one transaction; routing switches when it commits. Unpublishing
+ * stops serving one version or all of them.
+ */
+export class DeploymentService {
+  constructor(
+    private readonly db: Db,
+    private readonly applications: ApplicationService,
+    private readonly registry: DeploymentRegistry,
+  ) {}
+
+  async publish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application> {
+    const row = await this.applications.findRow(this.db.kysely, customerId, applicationId);
+    const version = serverVersion ?? row.server_version;
+    await this.versionScode(applicationId, version);
+    await this.applications.submitJob(customerId, applicationId, 'deployment', { serverVersion: version });
+    return this.applications.get(customerId, applicationId);
+  }
+
+  async unpublish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application> {
+    await this.db.kysely.transaction().execute(async (trx) => {
+      await this.applications.findRow(trx, customerId, applicationId, true);
+      let query = trx
+        .updateTable('appbuilder.deployments')
+        .set({ state: 'inactive', unpublished_at: new Date() })
+        .where('application_id', '=', applicationId)
+        .where('state', '=', 'active');
+      if (serverVersion) query = query.where('server_version', '=', serverVersion);
+      const result = await query.executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) {
+        throw notFound(serverVersion ? `Version ${serverVersion} is not published.` : 'No version is published.', '/serverVersion');
+      }
+      const stillServed = await trx
+        .selectFrom('appbuilder.deployments')
+        .select('server_version')
+        .where('application_id', '=', applicationId)
+        .where('state', '=', 'active')
+        .executeTakeFirst();
+      await trx
+        .updateTable('appbuilder.applications')
+        .set({ is_active: stillServed !== undefined, last_unpublished_at: new Date() })
+        .where('id', '=', applicationId)
+        .execute();
+    });
+    this.registry.invalidate(applicationId);
+    return this.applications.get(customerId, applicationId);
+  }
+
+  /** The `deployment` job: migrate (expand only) and start serving, atomically. */
+  async runDeployment(job: JobRecord): Promise<Record<string, unknown>> {
+    const applicationId = String(job.metadata.applicationId);
+    const serverVersion = String(job.metadata.serverVersion);
+    const definition = await this.versionScode(applicationId, serverVersion);
+    const summary = await this.db.kysely.transaction().execute(async (trx) => {
+      await trx.selectFrom('appbuilder.applications').select('id').where('id', '=', applicationId).forUpdate().executeTakeFirstOrThrow();
+      const deployed = await trx.selectFrom('appbuilder.app_schemas').select('scode').where('application_id', '=', applicationId).executeTakeFirst();
+      const plan = planMigration((deployed?.scode ?? null) as AppDefinition | null, definition, applicationId);
+      for (const statement of plan.statements) {
+        try {
+          await sql.raw(statement).execute(trx);
+        } catch (error) {
+          throw conflict(`The migration to ${serverVersion} failed; nothing was changed.`, [
+            { path: '/scode', message: `${(error as Error).message} (while running: ${statement.slice(0, 200)})` },
+          ]);
+        }
+      }
+      await ensureRuntimeTables(trx, compileApp(applicationId, serverVersion, definition));
+      await trx
+        .insertInto('appbuilder.app_schemas')
+        .values({ application_id: applicationId, server_version: serverVersion, scode: jsonb(definition) })
+        .onConflict((oc) => oc.column('application_id').doUpdateSet({ server_version: serverVersion, scode: jsonb(definition), updated_at: sql`now()` }))
+        .execute();
+      const lines = summarizeMigration(plan);
+      if (plan.statements.length > 0) {
+        await trx
+          .insertInto('appbuilder.app_migrations')
+          .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, statements: jsonb(plan.statements), summary: jsonb(lines) })
+          .execute();
+      }
+      await trx
+        .insertInto('appbuilder.deployments')
+        .values({ application_id: applicationId, server_version: serverVersion, state: 'active', published_at: new Date() })
+        .onConflict((oc) => oc.columns(['application_id', 'server_version']).doUpdateSet({ state: 'active', published_at: new Date(), unpublished_at: null }))
+        .execute();
+      await trx.updateTable('appbuilder.applications').set({ is_active: true, last_published_at: new Date() }).where('id', '=', applicationId).execute();
+      return lines;
+    });
+    this.registry.invalidate(applicationId);
+    return { serverVersion, migration: summary };
+  }
+
+  private async versionScode(applicationId: string, serverVersion: string): Promise<AppDefinition> {
+    const row = await this.db.kysely
+      .selectFrom('appbuilder.application_versions')
+      .select('scode')
+      .where('application_id', '=', applicationId)
+      .where('server_version', '=', serverVersion)
+      .executeTakeFirst();
+    if (!row) throw notFound(`Version ${serverVersion} does not exist.`, '/serverVersion');
+    return row.scode as unknown as AppDefinition;
+  }
+}

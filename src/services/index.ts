@@ -1,0 +1,66 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../storage/db.ts';
+import { ApiClientService } from './api-clients.ts';
+import { ApplicationService } from './applications/service.ts';
+import { VersionService } from './applications/versions.ts';
+import { CustomerService } from './customers.ts';
+import { JobStore } from '../jobs/store.ts';
+import { ProjectService, type DropApplicationData } from './projects.ts';
+import { TokenService } from './tokens.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { GenerationService } from './applications/generation.ts';
+import { DeploymentService } from './deployments.ts';
+import type { DeploymentRegistry } from '../runtime/registry.ts';
+
+/** Every service of the control plane, built once per process over one Db. */
+export interface Services {
+  db: Db;
+  config: Config;
+  apiClients: ApiClientService;
+  customers: CustomerService;
+  tokens: TokenService;
+  projects: ProjectService;
+  applications: ApplicationService;
+  versions: VersionService;
+  jobs: JobStore;
+  queue: JobQueue;
+  generation: GenerationService;
+  deployments: DeploymentService;
+}
+
+export interface ServiceDependencies {
+  dropApplicationData: DropApplicationData;
+  jobs: JobStore;
+  queue: JobQueue;
+  registry: DeploymentRegistry;
+}
+
+export async function createServices(db: Db, config: Config, { dropApplicationData, jobs, queue, registry }: ServiceDependencies): Promise<Services> {
+  const apiClients = new ApiClientService(db);
+  const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
+  return {
+    db,
+    config,
+    apiClients,
+    customers: new CustomerService(db, apiClients),
+    tokens: await TokenService.open(db, config.tokenTtlSeconds),
+    projects: new ProjectService(db, dropApplicationData),
+    applications,
+    versions: new VersionService(db, applications),
+    jobs,
+    queue,
+    generation: new GenerationService(applications),
+    deployments: new DeploymentService(db, applications, registry),
+  };
+}
+
+/**
+ * Creates the first API client (a platform administrator) when the store is empty,
+ * from APPBUILDER_BOOTSTRAP_CLIENT_ID / _SECRET. Returns whether it did.
+ */
+export async function bootstrapFirstClient(services: Services): Promise<boolean> {
+  const bootstrap = services.config.bootstrapClient;
+  if (!bootstrap || !(await services.customers.isEmpty())) return false;
+  await services.customers.create('platform', { isPlatformAdmin: true, apiKey: bootstrap.id, secret: bootstrap.secret });
+  return true;
+}

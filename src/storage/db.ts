@@ -1,0 +1,59 @@
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { ControlPlane } from './tables.ts';
+
+export type Driver = 'pglite' | 'postgres';
+
+/**
+ * The one database handle. Both drivers speak the PostgreSQL dialect, so every
+ * query above this layer is written once.
+ */
+export interface Db {
+  readonly driver: Driver;
+  readonly kysely: Kysely<ControlPlane>;
+  /** The embedded instance when `driver` is `pglite` (pg-boss needs it); else null. */
+  readonly pglite: PGlite | null;
+  /** The connection string when `driver` is `postgres`; else null. */
+  readonly connectionString: string | null;
+  close(): Promise<void>;
+}
+
+// Both drivers hand back `bigint`/`numeric` as strings; count(*) and friends are
+// always small enough for a JS number, so parse int8 as a number on `pg`.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export async function openPglite(dataDir: string | null): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  // int8 as a number, as on `pg` above.
+  const options = { parsers: { 20: (value: string) => Number(value) } };
+  const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
+  await pglite.waitReady;
+  const kysely = new Kysely<ControlPlane>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    driver: 'pglite',
+    kysely,
+    pglite,
+    connectionString: null,
+    close: async () => {
+      await kysely.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Db> {
+  const pool = new pg.Pool({ connectionString, max: maxConnections });
+  const kysely = new Kysely<ControlPlane>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(kysely);
+  return {
+    driver: 'postgres',
+    kysely,
+    pglite: null,
+    connectionString,
+    close: () => kysely.destroy(),
+  };
+}
+
+/** What queries run on: the handle itself or a transaction of it. */
+export type Executor = Kysely<ControlPlane>;

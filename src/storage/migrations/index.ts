@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import * as controlPlane from './001-control-plane.ts';
+import * as deployments from './002-deployments.ts';
+import * as frontendBundles from './003-frontend-bundles.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Kysely<unknown>): Promise<void>;
+}
+
+/** Control-plane migrations, in order. Append only: a landed migration never changes. */
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: 'control-plane', up: controlPlane.up },
+  { version: 2, name: 'deployments', up: deployments.up },
+  { version: 3, name: 'frontend-bundles', up: frontendBundles.up },
+];

@@ -1,0 +1,131 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Control-plane tables (schema `appbuilder`), as Kysely sees them. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface CustomersTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface ApiClientsTable {
+  id: string;
+  customer_id: string;
+  name: string;
+  api_key: string;
+  secret_hash: string;
+  is_platform_admin: boolean;
+  created_at: Timestamp;
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface ProjectsTable {
+  id: string;
+  customer_id: string;
+  name: string;
+  components: Json<string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApplicationsTable {
+  id: string;
+  customer_id: string;
+  project_id: string;
+  name: string | null;
+  scode: Json<Record<string, unknown>>;
+  server_version: string;
+  is_active: Generated<boolean>;
+  last_published_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  last_unpublished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApplicationVersionsTable {
+  id: string;
+  application_id: string;
+  server_version: string;
+  scode: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface JobsTable {
+  id: string;
+  customer_id: string;
+  project_id: string;
+  application_id: string | null;
+  job_type: string;
+  status: string;
+  implementation_job_id: string | null;
+  metadata: Json<Record<string, unknown>>;
+  error_message: string | null;
+  error_stack: string | null;
+  created_at: Timestamp;
+  started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  completed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface DeploymentsTable {
+  application_id: string;
+  server_version: string;
+  state: 'active' | 'inactive';
+  published_at: NullableTimestamp;
+  unpublished_at: NullableTimestamp;
+}
+
+export interface AppSchemasTable {
+  application_id: string;
+  server_version: string;
+  scode: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
+}
+
+export interface AppMigrationsTable {
+  id: string;
+  application_id: string;
+  server_version: string;
+  statements: Json<string[]>;
+  summary: Json<string[]>;
+  applied_at: Timestamp;
+}
+
+export interface AppKeysTable {
+  application_id: string;
+  sealed_jwt_key: string;
+}
+
+export interface EventsTable {
+  id: string;
+  application_id: string;
+  name: string;
+  payload: Json<Record<string, unknown>>;
+  previous: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  dispatched_at: NullableTimestamp;
+}
+
+export interface ControlPlane {
+  'appbuilder.deployments': DeploymentsTable;
+  'appbuilder.app_schemas': AppSchemasTable;
+  'appbuilder.app_migrations': AppMigrationsTable;
+  'appbuilder.app_keys': AppKeysTable;
+  'appbuilder.events': EventsTable;
+  'appbuilder.customers': CustomersTable;
+  'appbuilder.api_clients': ApiClientsTable;
+  'appbuilder.projects': ProjectsTable;
+  'appbuilder.applications': ApplicationsTable;
+  'appbuilder.application_versions': ApplicationVersionsTable;
+  'appbuilder.jobs': JobsTable;
+  'appbuilder.settings': SettingsTable;
+}
