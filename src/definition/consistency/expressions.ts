@@ -1,0 +1,47 @@
+/**
+ * Expression checks (DESIGN §5): every expression of the definition must parse
+ * and type-check in its scope against the models; access rules must also be
+ * translatable to SQL. The parsing and typing live in `src/expressions/`; this
+ * file only collects the expressions and reports the verdicts at their pointers.
+ */
+import type { ProblemDetail } from '../../errors.ts';
+import type { AppDefinition } from '../schema.ts';
+import { collectExpressions, type ExpressionSite } from './expression-sites.ts';
+
+export type ExpressionVerdict = { ok: true } | { ok: false; message: string };
+
+/** What the consistency check needs from the expression module. */
+export interface ExpressionChecker {
+  /** Parses and type-checks an expression in its scope. */
+  check(site: ExpressionSite): ExpressionVerdict;
+  /** For access rules: whether the rule can become a SQL `WHERE` clause. */
+  translatable(site: ExpressionSite): ExpressionVerdict;
+  /** The free variables an expression reads (`auth`, `record`, ...); undefined when it does not compile. */
+  variables?(site: ExpressionSite): ReadonlySet<string> | undefined;
+}
+
+export function checkExpressions(def: AppDefinition, checker: ExpressionChecker): ProblemDetail[] {
+  const problems: ProblemDetail[] = [];
+  for (const site of collectExpressions(def)) {
+    const verdict = safely(() => checker.check(site));
+    if (!verdict.ok) {
+      problems.push({ path: site.path, message: `Invalid ${site.scope} expression: ${verdict.message}` });
+      continue;
+    }
+    if (site.scope !== 'rule') continue;
+    const translation = safely(() => checker.translatable(site));
+    if (!translation.ok) {
+      problems.push({ path: site.path, message: `The access rule cannot be translated to SQL: ${translation.message}` });
+    }
+  }
+  return problems;
+}
+
+/** A checker that throws is a verdict too (never a 500 for a bad expression). */
+function safely(run: () => ExpressionVerdict): ExpressionVerdict {
+  try {
+    return run();
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,105 @@
+/** Consistency of models and fields: ids, names, `to`, min/max, enum, defaultValue, computed. */
+import type { ProblemDetail } from '../../errors.ts';
+import { resourceName } from '../naming.ts';
+import { isRelationship } from '../relationships.ts';
+import { isPrimitiveType, type AppDefinition, type Field } from '../schema.ts';
+import { duplicates, pointer } from './pointer.ts';
+import { STRUCTURED_TYPES, expectedOf, fitsPrimitive } from './values.ts';
+
+/** Field names the generated API uses itself. */
+const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['id']);
+
+export function checkModels(def: AppDefinition): ProblemDetail[] {
+  const problems: ProblemDetail[] = [];
+  const models = def.models;
+
+  for (const { index, first } of duplicates(models, (m) => m.id)) {
+    problems.push({ path: pointer('models', index, 'id'), message: `Duplicate model id '${models[index].id}' (also ${pointer('models', first)}).` });
+  }
+  for (const { index, first } of duplicates(models, (m) => m.name)) {
+    problems.push({ path: pointer('models', index, 'name'), message: `Duplicate model name '${models[index].name}' (also ${pointer('models', first)}).` });
+  }
+  models.forEach((model, i) => {
+    if (resourceName(model.name) === '') {
+      problems.push({ path: pointer('models', i, 'name'), message: 'A model name needs at least one letter or digit.' });
+    }
+  });
+  for (const { index, first } of duplicates(models, (m) => resourceName(m.name) || undefined)) {
+    if (models[index].name === models[first].name) continue; // reported above as a duplicate name
+    problems.push({
+      path: pointer('models', index, 'name'),
+      message: `The model name '${models[index].name}' gives the resource name '${resourceName(models[index].name)}', already used by ${pointer('models', first)}.`,
+    });
+  }
+
+  const allFields = models.flatMap((model, i) => model.fields.map((field, k) => ({ field, path: pointer('models', i, 'fields', k) })));
+  for (const { index, first } of duplicates(allFields, (f) => f.field.id)) {
+    problems.push({ path: `${allFields[index].path}/id`, message: `Duplicate field id '${allFields[index].field.id}' (also ${allFields[first].path}).` });
+  }
+
+  const modelIds = new Set(models.map((m) => m.id));
+  models.forEach((model, i) => {
+    for (const { index, first } of duplicates(model.fields, (f) => f.name)) {
+      problems.push({
+        path: pointer('models', i, 'fields', index, 'name'),
+        message: `Duplicate field name '${model.fields[index].name}' in model ${model.name} (also ${pointer('models', i, 'fields', first)}).`,
+      });
+    }
+    model.fields.forEach((field, k) => {
+      problems.push(...checkField(field, pointer('models', i, 'fields', k), modelIds));
+    });
+  });
+  return problems;
+}
+
+function checkField(field: Field, at: string, modelIds: ReadonlySet<string>): ProblemDetail[] {
+  const problems: ProblemDetail[] = [];
+  const add = (member: string, message: string) => problems.push({ path: `${at}/${member}`, message });
+
+  if (RESERVED_FIELD_NAMES.has(field.name)) add('name', `The field name '${field.name}' is reserved (every record has it).`);
+
+  const relationship = isRelationship(field);
+  if (relationship ? !modelIds.has(field.to) : !isPrimitiveType(field.to)) {
+    add('to', `'${field.to}' is neither a model id of this application nor a primitive type.`);
+  }
+
+  if (!Number.isInteger(field.min) || field.min < 0) add('min', 'min must be a whole number, 0 or more.');
+  if (field.max !== null) {
+    if (!Number.isInteger(field.max) || field.max < 1) add('max', 'max must be a whole number, 1 or more, or null.');
+    else if (field.min > field.max) add('min', `min (${field.min}) is greater than max (${field.max}).`);
+  }
+
+  if (relationship) {
+    if (field.enum !== undefined) add('enum', 'A relationship field cannot have an enum.');
+    if (field.computed !== undefined) add('computed', 'A relationship field cannot be computed.');
+    return problems;
+  }
+  if (!isPrimitiveType(field.to)) return problems;
+  const type = field.to;
+
+  if (field.enum !== undefined) {
+    if (STRUCTURED_TYPES.has(type)) add('enum', `A ${type} field cannot have an enum.`);
+    else if (field.enum.length === 0) add('enum', 'An enum needs at least one value.');
+    else {
+      field.enum.forEach((value, j) => {
+        if (!fitsPrimitive(type, value)) add(`enum/${j}`, `${JSON.stringify(value)} is not ${expectedOf(type)} (the field is ${type}).`);
+      });
+      for (const { index } of duplicates(field.enum, (v) => JSON.stringify(v))) {
+        add(`enum/${index}`, `Duplicate enum value ${JSON.stringify(field.enum[index])}.`);
+      }
+    }
+  }
+
+  if (field.defaultValue !== undefined && field.defaultValue !== null) {
+    const many = field.max === null || field.max > 1;
+    const values: unknown[] = many && Array.isArray(field.defaultValue) ? field.defaultValue : [field.defaultValue];
+    if (many && !Array.isArray(field.defaultValue)) {
+      add('defaultValue', `The field holds several values: its defaultValue must be an array of ${expectedOf(type)}.`);
+    } else if (values.some((v) => !fitsPrimitive(type, v))) {
+      add('defaultValue', `The defaultValue ${JSON.stringify(field.defaultValue)} is not ${expectedOf(type)} (the field is ${type}).`);
+    } else if (field.enum !== undefined && values.some((v) => !field.enum?.some((e) => e === v))) {
+      add('defaultValue', `The defaultValue ${JSON.stringify(field.defaultValue)} is not one of the enum values.`);
+    }
+  }
+  return problems;
+}

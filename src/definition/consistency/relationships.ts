@@ -1,0 +1,35 @@
+/** Consistency of relationships: at most one partner, and a pair that says where the foreign key is. */
+import type { ProblemDetail } from '../../errors.ts';
+import { isRelationship, pairProblem, partnerCandidates } from '../relationships.ts';
+import type { AppDefinition } from '../schema.ts';
+import { pointer } from './pointer.ts';
+
+/**
+ * A relationship without a partner is allowed (a one-way pointer: a to-one is
+ * a foreign key on its own table, a to-many gets its own join table).
+ * A pair is reported once, at the field that comes first in the definition.
+ */
+export function checkRelationships(def: AppDefinition): ProblemDetail[] {
+  const problems: ProblemDetail[] = [];
+  const reported = new Set<string>();
+  def.models.forEach((model, i) => {
+    model.fields.forEach((field, k) => {
+      if (!isRelationship(field)) return;
+      const at = pointer('models', i, 'fields', k);
+      const candidates = partnerCandidates(def, model, field);
+      if (candidates.length > 1) {
+        problems.push({
+          path: `${at}/to`,
+          message: `The relationship has ${candidates.length} partner fields pointing back (${candidates.map((c) => c.id).join(', ')}); at most one is allowed.`,
+        });
+        return;
+      }
+      const partner = candidates[0];
+      if (!partner || reported.has(partner.id)) return;
+      reported.add(field.id);
+      const problem = pairProblem(field, partner);
+      if (problem) problems.push({ path: `${at}/relationshipOwner`, message: problem });
+    });
+  });
+  return problems;
+}

@@ -1,0 +1,90 @@
+/** Consistency of triggers: ids, actions started, HTTP paths and route clashes, schedules. */
+import type { ProblemDetail } from '../../errors.ts';
+import { resourceName } from '../naming.ts';
+import type { AppDefinition, HttpTrigger } from '../schema.ts';
+import { duplicates, pointer } from './pointer.ts';
+
+/** `/seg/:param/...`: literal segments and `:name` params; `/` alone is the root. */
+const PATH_SHAPE = /^(?:\/|(?:\/(?::[A-Za-z_][A-Za-z0-9_]*|[A-Za-z0-9._~-]+))+)$/;
+
+/** The route key of a template: params normalised, so `/a/:x` and `/a/:y` meet. */
+export function normalisePath(path: string): string {
+  return path.replace(/\/:[^/]+/g, '/:');
+}
+
+/** The routes the generated API serves itself (DESIGN §6), as `METHOD normalised-path`. */
+export function generatedRoutes(def: AppDefinition): Set<string> {
+  const routes = new Set(['POST /auth/signup', 'POST /auth/login', 'GET /auth/me', 'GET /openapi.json']);
+  for (const model of def.models) {
+    const r = resourceName(model.name);
+    if (!r) continue;
+    for (const route of [`GET /${r}`, `POST /${r}`, `GET /${r}/:`, `PATCH /${r}/:`, `DELETE /${r}/:`]) routes.add(route);
+  }
+  return routes;
+}
+
+export function checkTriggers(def: AppDefinition): ProblemDetail[] {
+  const problems: ProblemDetail[] = [];
+  const triggers = def.triggers;
+  for (const { index, first } of duplicates(triggers, (t) => t.trigger.id)) {
+    problems.push({
+      path: pointer('triggers', index, 'trigger', 'id'),
+      message: `Duplicate trigger id '${triggers[index].trigger.id}' (also ${pointer('triggers', first)}).`,
+    });
+  }
+  const actionIds = new Set(def.actions.map((a) => a.id));
+  const generated = generatedRoutes(def);
+  const routes = new Map<string, { index: number; trigger: HttpTrigger }>();
+
+  triggers.forEach((t, i) => {
+    if (!actionIds.has(t.actionId)) {
+      problems.push({ path: pointer('triggers', i, 'actionId'), message: `No action has the id '${t.actionId}'.` });
+    }
+    const trigger = t.trigger;
+    if (trigger.type === 'event') {
+      if (trigger.eventName === 'schedule') problems.push(...checkSchedule(trigger.payload, i));
+      return;
+    }
+    const at = pointer('triggers', i, 'trigger', 'path');
+    if (!PATH_SHAPE.test(trigger.path)) {
+      problems.push({ path: at, message: `The path '${trigger.path}' is not shaped like /some/path/:paramName.` });
+      return;
+    }
+    const params = [...trigger.path.matchAll(/\/:([^/]+)/g)].map((m) => m[1]);
+    for (const { index } of duplicates(params, (p) => p)) {
+      problems.push({ path: at, message: `The path parameter ':${params[index]}' appears twice.` });
+    }
+    const key = `${trigger.method} ${normalisePath(trigger.path)}`;
+    if (generated.has(key)) {
+      problems.push({ path: at, message: `${trigger.method} ${trigger.path} clashes with a route the generated API serves itself.` });
+      return;
+    }
+    const earlier = routes.get(key);
+    if (!earlier) {
+      routes.set(key, { index: i, trigger });
+      return;
+    }
+    const selected = (h: HttpTrigger) => (h.matchSelectors?.length ?? 0) > 0;
+    if (!selected(trigger) || !selected(earlier.trigger)) {
+      problems.push({
+        path: at,
+        message: `${trigger.method} ${trigger.path} is also served by ${pointer('triggers', earlier.index)}; triggers sharing a method and path need matchSelectors on both.`,
+      });
+    }
+  });
+  return problems;
+}
+
+/** `eventName: 'schedule'` needs `payload.cron` (5 or 6 fields) and an optional string `timezone`. */
+function checkSchedule(payload: Record<string, unknown>, i: number): ProblemDetail[] {
+  const at = pointer('triggers', i, 'trigger', 'payload');
+  const problems: ProblemDetail[] = [];
+  const cron = payload.cron;
+  if (typeof cron !== 'string' || ![5, 6].includes(cron.trim().split(/\s+/).length)) {
+    problems.push({ path: `${at}/cron`, message: 'A schedule trigger needs payload.cron, a cron expression of 5 or 6 fields.' });
+  }
+  if (payload.timezone !== undefined && typeof payload.timezone !== 'string') {
+    problems.push({ path: `${at}/timezone`, message: 'payload.timezone must be a time-zone name such as Europe/Paris.' });
+  }
+  return problems;
+}

@@ -1,0 +1,112 @@
+/**
+ * Model edits: update (spec endpoint 1, operation `updateModel`), create, delete.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Problem } from '../../errors.ts';
+import { AccessControlSchema, ModelIdSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
+import { NewFieldSchema, completeField } from './fields.ts';
+import { fieldIds, modelIdFor, modelIds } from './ids.ts';
+import { MODEL_EVENTS, modelIndex, modelReferences } from './lookup.ts';
+
+/** Body of `PATCH .../models/{modelId}`. Other members (`id`, `fields`, ...) are read-only and ignored. */
+export const UpdateModelBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1 })),
+  accessControl: Type.Optional(AccessControlSchema),
+});
+export type UpdateModelInput = Static<typeof UpdateModelBody>;
+
+/**
+ * Body of `POST .../models`. `id` is generated when absent (`urn:svc:model:<slug>`,
+ * made unique); `accessControl` defaults to deny-all (see `defaultModelAccess`).
+ */
+export const CreateModelBody = Type.Object({
+  id: Type.Optional(ModelIdSchema),
+  name: Type.String({ minLength: 1 }),
+  fields: Type.Optional(Type.Array(NewFieldSchema)),
+  accessControl: Type.Optional(AccessControlSchema),
+  referenceRequirements: Type.Optional(Type.Array(RequirementIdSchema)),
+});
+export type CreateModelInput = Static<typeof CreateModelBody>;
+
+/**
+ * Access of a model created without rules: nobody but the application's
+ * administrator (a management credential, which bypasses rules) may read or
+ * write it until the builder adds rules. Safe by default: a new model never
+ * leaks data.
+ */
+export function defaultModelAccess(): AccessControl {
+  return { rules: [], defaultAccess: 'deny' };
+}
+
+/**
+ * Renames and/or replaces the access control of a model. A rename carries over
+ * to what names the model by its name: effects' `params.model` and the
+ * data-change event triggers (`ToDo.created` → `Task.created`). Expressions do
+ * not name models, field names are untouched. Other inconsistencies (a duplicate
+ * name...) are left to `validateDefinition` (409).
+ */
+export function updateModel(def: AppDefinition, modelId: string, input: UpdateModelInput): AppDefinition {
+  const next = structuredClone(def);
+  const model = next.models[modelIndex(next, modelId)];
+  if (input.name !== undefined && input.name !== model.name) renameReferences(next, model.name, input.name);
+  if (input.name !== undefined) model.name = input.name;
+  if (input.accessControl !== undefined) model.accessControl = structuredClone(input.accessControl);
+  return next;
+}
+
+function renameReferences(def: AppDefinition, from: string, to: string): void {
+  for (const action of def.actions) {
+    for (const effect of action.effects) {
+      if (effect.params?.model === from) effect.params.model = to;
+    }
+  }
+  for (const { trigger } of def.triggers) {
+    if (trigger.type !== 'event') continue;
+    const event = MODEL_EVENTS.find((e) => trigger.eventName === `${from}.${e}`);
+    if (event) trigger.eventName = `${to}.${event}`;
+  }
+}
+
+export function createModel(def: AppDefinition, input: CreateModelInput): AppDefinition {
+  const next = structuredClone(def);
+  const ids = modelIds(next);
+  if (input.id !== undefined && ids.has(input.id)) {
+    throw new Problem(409, `A model with id '${input.id}' already exists.`, [{ path: '/id', message: 'Duplicate model id' }]);
+  }
+  const { id, fields, accessControl, ...rest } = structuredClone(input);
+  const taken = fieldIds(next);
+  const model: Model = {
+    ...rest,
+    id: id ?? modelIdFor(input.name, ids),
+    fields: (fields ?? []).map((field, i) => completeField(input.name, field, taken, `/fields/${i}`)),
+    accessControl: accessControl ?? defaultModelAccess(),
+  };
+  next.models.push(model);
+  return next;
+}
+
+/**
+ * Removes a model and the relationship fields of other models pointing to it.
+ * Refused (409) for the user model, and while effects or event triggers name it
+ * (the error lists their pointers into the definition).
+ */
+export function deleteModel(def: AppDefinition, modelId: string): AppDefinition {
+  const model = def.models[modelIndex(def, modelId)];
+  if (def.userModelId === modelId) {
+    throw new Problem(409, `Model '${model.name}' is the user model and cannot be deleted.`, [
+      { path: '/userModelId', message: `Names the model '${model.name}'` },
+    ]);
+  }
+  const pointers = modelReferences(def, model);
+  if (pointers.length > 0) {
+    throw new Problem(
+      409,
+      `Model '${model.name}' is still used by ${pointers.length} effect(s) or trigger(s); change them first.`,
+      pointers.map((path) => ({ path, message: `Names the model '${model.name}'` })),
+    );
+  }
+  const next = structuredClone(def);
+  next.models = next.models.filter((m) => m.id !== modelId);
+  for (const m of next.models) m.fields = m.fields.filter((f) => f.to !== modelId);
+  return next;
+}

@@ -1,0 +1,296 @@
+/**
+ * TypeBox schemas of the application definition (`scode`), mirroring the
+ * interface specification member by member (required / optional exactly as the
+ * spec shows). Objects allow unknown members (JSON Schema default: no
+ * `additionalProperties: false` anywhere), and validation never strips them, so
+ * they are preserved.
+ *
+ * Shape only: references between ids, expressions, effect params etc. are
+ * checked in `consistency/`.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+// ---------------------------------------------------------------- id prefixes
+
+export const MODEL_ID_PREFIX = 'urn:svc:model:';
+export const FIELD_ID_PREFIX = 'urn:svc:edge:';
+export const ACTION_ID_PREFIX = 'urn:svc:action:';
+export const TRIGGER_ID_PREFIX = 'urn:svc:trigger:';
+export const REQUIREMENT_ID_PREFIX = '@requirement/';
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** `errorMessage` is our own schema option: `shape.ts` reports it instead of the raw pattern. */
+const prefixed = (prefix: string, description: string) =>
+  Type.String({ pattern: `^${escape(prefix)}.+$`, description, errorMessage: `Expected a string starting with '${prefix}'` });
+
+export const ModelIdSchema = prefixed(MODEL_ID_PREFIX, `A model id, starting with \`${MODEL_ID_PREFIX}\`.`);
+export const FieldIdSchema = prefixed(FIELD_ID_PREFIX, `A field id, starting with \`${FIELD_ID_PREFIX}\`.`);
+export const ActionIdSchema = prefixed(ACTION_ID_PREFIX, `An action id, starting with \`${ACTION_ID_PREFIX}\`.`);
+export const TriggerIdSchema = prefixed(TRIGGER_ID_PREFIX, `A trigger id, starting with \`${TRIGGER_ID_PREFIX}\`.`);
+export const RequirementIdSchema = prefixed(
+  REQUIREMENT_ID_PREFIX,
+  `A requirement id, starting with \`${REQUIREMENT_ID_PREFIX}\`.`,
+);
+/** A construct id shaped like `@<kind>/<name>` (a requirement or a user journey). */
+export const ConstructIdSchema = Type.String({
+  pattern: '^@[^/]+/.+$',
+  description: 'A construct id `@<kind>/<name>`.',
+  errorMessage: "Expected a construct id shaped like '@<kind>/<name>'",
+});
+
+const ReferenceRequirements = Type.Array(RequirementIdSchema);
+
+// ------------------------------------------------------------ primitive types
+
+export const PRIMITIVE_TYPES = [
+  'p_TEXT',
+  'p_IMAGE',
+  'p_BOOLEAN',
+  'p_NUMBER',
+  'p_DATE',
+  'p_DATE_TIME',
+  'p_TIME',
+  'p_ADDRESS',
+  'p_PHONE_NUMBER',
+  'p_CURRENCY_AMOUNT',
+  'p_LINK',
+  'p_VIDEO',
+  'p_STAR_RATING',
+  'p_FILE',
+] as const;
+
+export const PrimitiveTypeSchema = Type.Union(PRIMITIVE_TYPES.map((p) => Type.Literal(p)));
+export type PrimitiveType = (typeof PRIMITIVE_TYPES)[number];
+
+const PRIMITIVE_SET: ReadonlySet<string> = new Set(PRIMITIVE_TYPES);
+export function isPrimitiveType(value: unknown): value is PrimitiveType {
+  return typeof value === 'string' && PRIMITIVE_SET.has(value);
+}
+
+// ------------------------------------------------------------- access control
+
+export const AccessSchema = Type.Union([Type.Literal('allow'), Type.Literal('deny')]);
+
+export const AccessRuleSchema = Type.Object({
+  access: AccessSchema,
+  /** An expression resolving to a boolean. */
+  criteria: Type.String(),
+});
+
+export const AccessControlSchema = Type.Object({
+  rules: Type.Array(AccessRuleSchema),
+  defaultAccess: Type.Optional(AccessSchema),
+});
+
+// -------------------------------------------------------------- models, fields
+
+export const EnumValueSchema = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+
+export const FieldSchema = Type.Object({
+  id: FieldIdSchema,
+  name: Type.String({ minLength: 1 }),
+  relationshipOwner: Type.Boolean(),
+  min: Type.Number(),
+  max: Type.Union([Type.Number(), Type.Null()]),
+  /** A model id or a primitive type; which one is checked for consistency. */
+  to: Type.String({ minLength: 1 }),
+  accessControl: AccessControlSchema,
+  computed: Type.Optional(Type.String()),
+  defaultValue: Type.Optional(Type.Unknown()),
+  enum: Type.Optional(Type.Array(EnumValueSchema)),
+});
+
+export const ModelSchema = Type.Object({
+  id: ModelIdSchema,
+  name: Type.String({ minLength: 1 }),
+  fields: Type.Array(FieldSchema),
+  accessControl: AccessControlSchema,
+  referenceRequirements: Type.Optional(ReferenceRequirements),
+});
+
+// ------------------------------------------------------------ actions, effects
+
+export const EffectOnErrorSchema = Type.Object({
+  nextId: Type.String(),
+  continueOriginalFlow: Type.Optional(Type.Boolean()),
+});
+
+/**
+ * The spec does not say which effect members are required. Decision: the
+ * effect's own id and its name are required; the rest is optional.
+ */
+export const ActionEffectSchema = Type.Object({
+  actionEffectId: Type.String({ minLength: 1 }),
+  effect: Type.String({ minLength: 1 }),
+  /** Literal params. */
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  /** Expression params, evaluated just before the effect; they override `params`. */
+  bindParams: Type.Optional(Type.Record(Type.String(), Type.String())),
+  next: Type.Optional(Type.String()),
+  onError: Type.Optional(EffectOnErrorSchema),
+});
+
+export const ActionSchema = Type.Object({
+  id: ActionIdSchema,
+  effects: Type.Array(ActionEffectSchema),
+  startEffectId: Type.String(),
+  bindReturnValue: Type.Optional(Type.String()),
+  onError: Type.Optional(EffectOnErrorSchema),
+  referenceRequirements: Type.Optional(ReferenceRequirements),
+});
+
+// ------------------------------------------------------------------- triggers
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+export const HttpMethodSchema = Type.Union(HTTP_METHODS.map((m) => Type.Literal(m)));
+
+export const EventTriggerSchema = Type.Object({
+  id: TriggerIdSchema,
+  type: Type.Literal('event'),
+  eventName: Type.String({ minLength: 1 }),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const HttpTriggerSchema = Type.Object({
+  id: TriggerIdSchema,
+  type: Type.Literal('http'),
+  method: HttpMethodSchema,
+  /** A path template like `/some/path/:paramName`; its shape is checked for consistency. */
+  path: Type.String({ minLength: 1 }),
+  matchSelectors: Type.Optional(Type.Array(Type.String())),
+});
+
+export const TriggerSchema = Type.Object({
+  trigger: Type.Union([EventTriggerSchema, HttpTriggerSchema]),
+  actionId: Type.String(),
+  initialState: Type.Record(Type.String(), Type.String()),
+  validation: Type.Array(Type.String()),
+  isPublic: Type.Optional(Type.Boolean()),
+  referenceRequirements: Type.Optional(ReferenceRequirements),
+});
+
+// ------------------------------------------------- requirements and the drafts
+
+export const IMPORTANCE = ['critical', 'required', 'vital', 'optional'] as const;
+export const FREQUENCY = ['always', 'often', 'occasionally', 'rarely'] as const;
+const Importance = Type.Union(IMPORTANCE.map((v) => Type.Literal(v)));
+
+export const RequirementSchema = Type.Object({
+  id: RequirementIdSchema,
+  type: Type.Union([Type.Literal('usability'), Type.Literal('userJourneyStep')]),
+  parentId: Type.Optional(Type.Union([ConstructIdSchema, Type.Null()])),
+  description: Type.String(),
+  importanceForUser: Importance,
+  importanceForBusiness: Importance,
+  frequencyOfUse: Type.Union(FREQUENCY.map((v) => Type.Literal(v))),
+});
+
+export const PersonaSchema = Type.Object({ name: Type.String() });
+
+export const AppOverviewSchema = Type.Union([
+  Type.Object({
+    name: Type.String(),
+    jobToBeDone: Type.String(),
+    unsupportedUserJourneys: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        description: Type.String(),
+        reason: Type.String(),
+        steps: Type.Array(Type.String()),
+      }),
+    ),
+    draftUserJourneys: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        outcome: Type.String(),
+        steps: Type.Array(Type.String()),
+      }),
+    ),
+  }),
+  Type.Null(),
+]);
+
+const DraftRequirementSchema = Type.Object({
+  id: Type.String(),
+  description: Type.String(),
+  parentId: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const AppDraftSchema = Type.Union([
+  Type.Object({
+    sitemap: Type.Object({
+      nodes: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          route: Type.String(),
+          content: Type.Array(Type.Object({ title: Type.String(), description: Type.String() })),
+        }),
+      ),
+      edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String(), type: Type.String() })),
+    }),
+    requirements: Type.Array(DraftRequirementSchema),
+  }),
+  Type.Null(),
+]);
+
+export const RELATIONSHIP_TYPES = ['hasOne', 'hasMany', 'belongsToOne', 'belongsToMany', 'manyToMany'] as const;
+
+export const DomainModelSchema = Type.Union([
+  Type.Object({
+    models: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        fields: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            type: Type.String(),
+            relationshipType: Type.Optional(Type.Union(RELATIONSHIP_TYPES.map((v) => Type.Literal(v)))),
+          }),
+        ),
+        requirements: Type.Array(DraftRequirementSchema),
+        isUserModel: Type.Boolean(),
+      }),
+    ),
+  }),
+  Type.Null(),
+]);
+
+// ------------------------------------------------------------- the definition
+
+export const AppDefinitionSchema = Type.Object({
+  requirements: Type.Array(RequirementSchema),
+  appId: Type.String(),
+  /** Sample shape major.minor.patch; the exact pattern is not given by the spec. */
+  version: Type.String(),
+  appOverview: AppOverviewSchema,
+  appDescription: Type.String(),
+  appDraft: AppDraftSchema,
+  domainModel: DomainModelSchema,
+  actions: Type.Array(ActionSchema),
+  triggers: Type.Array(TriggerSchema),
+  userModelId: ModelIdSchema,
+  models: Type.Array(ModelSchema),
+  personas: Type.Optional(Type.Array(PersonaSchema)),
+});
+
+// ---------------------------------------------------------------------- types
+
+export type AppDefinition = Static<typeof AppDefinitionSchema>;
+export type Requirement = Static<typeof RequirementSchema>;
+export type Persona = Static<typeof PersonaSchema>;
+export type AppOverview = Static<typeof AppOverviewSchema>;
+export type AppDraft = Static<typeof AppDraftSchema>;
+export type DomainModel = Static<typeof DomainModelSchema>;
+export type Model = Static<typeof ModelSchema>;
+export type Field = Static<typeof FieldSchema>;
+export type EnumValue = Static<typeof EnumValueSchema>;
+export type AccessControl = Static<typeof AccessControlSchema>;
+export type AccessRule = Static<typeof AccessRuleSchema>;
+export type Access = Static<typeof AccessSchema>;
+export type Action = Static<typeof ActionSchema>;
+export type ActionEffect = Static<typeof ActionEffectSchema>;
+export type EffectOnError = Static<typeof EffectOnErrorSchema>;
+export type Trigger = Static<typeof TriggerSchema>;
+export type EventTrigger = Static<typeof EventTriggerSchema>;
+export type HttpTrigger = Static<typeof HttpTriggerSchema>;
+export type HttpMethod = Static<typeof HttpMethodSchema>;
