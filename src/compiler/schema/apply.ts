@@ -1,0 +1,71 @@
+/**
+ * `applyMigration`: runs a migration's statements, one per query (PGlite's extended
+ * protocol takes one command per query), in ONE transaction: all of them or none.
+ * A dry run runs them in a transaction that is always rolled back. A failing
+ * statement throws 409 naming the statement and the definition member to blame;
+ * nothing is changed.
+ */
+import { sql } from 'kysely';
+import { Problem } from '../../errors.ts';
+import type { Db, Executor } from '../../storage/db.ts';
+import type { MigrationPlan, MigrationStep } from './types.ts';
+
+export interface ApplyOptions {
+  /** Run everything, then roll back: checks that existing rows convert. */
+  dryRun?: boolean;
+}
+
+export interface ApplyResult {
+  /** Statements that ran (all of them: a failure throws). */
+  executed: number;
+  dryRun: boolean;
+}
+
+type Migration = Pick<MigrationPlan, 'steps'> | readonly string[];
+
+const ROLLBACK = Symbol('dry run rollback');
+
+export async function applyMigration(db: Db, migration: Migration, options: ApplyOptions = {}): Promise<ApplyResult> {
+  const steps = stepsOf(migration);
+  const dryRun = options.dryRun === true;
+  if (steps.length === 0) return { executed: 0, dryRun };
+  try {
+    await db.kysely.transaction().execute(async (trx) => {
+      await runMigration(trx, { steps });
+      if (dryRun) throw ROLLBACK;
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+  }
+  return { executed: steps.length, dryRun };
+}
+
+/**
+ * Runs the steps on `executor` in order, without a transaction of its own: for a
+ * caller that already holds one (a deployment). Throws the 409 Problem on failure.
+ */
+export async function runMigration(executor: Executor, migration: Migration): Promise<void> {
+  const steps = stepsOf(migration);
+  for (const [index, step] of steps.entries()) {
+    try {
+      await sql.raw(step.sql).execute(executor);
+    } catch (error) {
+      throw migrationProblem(step, index, steps.length, error);
+    }
+  }
+}
+
+function stepsOf(migration: Migration): MigrationStep[] {
+  if ('steps' in migration) return migration.steps;
+  return migration.map((statement) => ({ sql: statement, summary: statement.slice(0, 80), path: '' }));
+}
+
+function migrationProblem(step: MigrationStep, index: number, total: number, error: unknown): Problem {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = step.path.endsWith('/to') ? 'existing rows would not convert' : 'existing rows do not fit';
+  return new Problem(
+    409,
+    `The migration failed at statement ${index + 1} of ${total} (${step.summary}); nothing was changed. Statement: ${step.sql}`,
+    [{ path: step.path, message: `${cause}: ${message}` }],
+  );
+}

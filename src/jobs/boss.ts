@@ -1,0 +1,41 @@
+import { PgBoss, fromPglite } from 'pg-boss';
+import type { Db } from '../storage/db.ts';
+
+/** How often pg-boss looks at things; short values are for tests only. */
+export interface BossTiming {
+  /** How often an idle worker asks for a job (pg-boss minimum 0.5). */
+  pollingIntervalSeconds?: number;
+  /** How often the supervisor runs; expired and heartbeat-less jobs are failed (retried) there. */
+  superviseIntervalSeconds?: number;
+  /** How often each queue is checked for expired jobs within a supervise pass. */
+  monitorIntervalSeconds?: number;
+}
+
+export interface BossOptions extends BossTiming {
+  /** Schema of pg-boss's own tables. */
+  schema?: string;
+  /** Whether this process runs cron schedules (every process may; pg-boss elects one per pass). */
+  schedule?: boolean;
+}
+
+export const DEFAULT_BOSS_SCHEMA = 'pgboss';
+
+/**
+ * A pg-boss instance over the one database. PGlite goes through pg-boss's own adapter
+ * (`backend: 'pglite'`), sharing the instance with Kysely: PGlite has one connection, and
+ * Kysely's transactions lock it exclusively, so pg-boss statements queue behind them rather
+ * than landing inside them. PostgreSQL gets a small pool of pg-boss's own.
+ */
+export function createBoss(db: Db, options: BossOptions = {}): PgBoss {
+  const common = {
+    schema: options.schema ?? DEFAULT_BOSS_SCHEMA,
+    schedule: options.schedule ?? true,
+    ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds } : {}),
+    ...(options.monitorIntervalSeconds ? { monitorIntervalSeconds: options.monitorIntervalSeconds } : {}),
+  };
+  if (db.pglite) {
+    return new PgBoss({ ...common, db: fromPglite(db.pglite), backend: 'pglite' });
+  }
+  if (!db.connectionString) throw new Error('The job queue needs a PGlite instance or a PostgreSQL connection string.');
+  return new PgBoss({ ...common, connectionString: db.connectionString, max: 4, application_name: 'appbuilder-jobs' });
+}

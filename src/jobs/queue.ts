@@ -1,0 +1,193 @@
+import type { JobWithMetadata, PgBoss } from 'pg-boss';
+import type { Db } from '../storage/db.ts';
+import type { JobRecord, JobStore, JobType } from './store.ts';
+import { createBoss, type BossOptions } from './boss.ts';
+import { runJob, type JobHandler, type JobLogger, type QueuedJobData } from './run.ts';
+import { sweep } from './sweep.ts';
+
+export type { JobContext, JobHandler, JobLogger } from './run.ts';
+
+export interface JobQueueOptions extends BossOptions {
+  /** Whether this process takes jobs (`serve` and `--role worker`) or only sends them. */
+  work: boolean;
+  logger?: JobLogger;
+  /** A queued row without a queue id older than this was never sent (default 10 s). */
+  recoverAfterSeconds?: number;
+  /** How often a working process repeats the recovery sweep (default 60 s). */
+  sweepIntervalSeconds?: number;
+  /** How long `stop()` waits for running handlers (default 30 s). */
+  stopTimeoutMs?: number;
+}
+
+export interface RegisterOptions {
+  /** Retries after the first attempt (default 2). */
+  retryLimit?: number;
+  /** First retry delay; doubles (with jitter) on each retry (default 5 s). */
+  retryDelaySeconds?: number;
+  retryDelayMaxSeconds?: number;
+  /** The lease: an attempt not finished by then is failed and retried, here or by another worker (default 15 min). */
+  expireInSeconds?: number;
+  /** A shorter lease kept alive while the handler runs (pg-boss minimum 10 s); for long jobs. */
+  heartbeatSeconds?: number;
+  /** Jobs of this type run at once in this process (default 1). */
+  concurrency?: number;
+}
+
+export interface WorkContext {
+  id: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  signal: AbortSignal;
+}
+
+const silentLogger: JobLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * Durable jobs: our `appbuilder.jobs` rows carry the status the API shows; pg-boss
+ * queues, retries, expires and schedules them. One pg-boss queue per job type, named
+ * after it; the pg-boss job id is the row id, so sending twice is harmless.
+ */
+export class JobQueue {
+  private readonly queues = new Set<string>();
+  /** Attempts running here: `stop()` puts back the rows of those that outlive its timeout. */
+  private readonly running = new Set<{ id: string; final: boolean }>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private stopped = false;
+
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly store: JobStore,
+    private readonly options: JobQueueOptions,
+    private readonly logger: JobLogger,
+  ) {}
+
+  static async start(db: Db, store: JobStore, options: JobQueueOptions): Promise<JobQueue> {
+    const logger = options.logger ?? silentLogger;
+    const boss = createBoss(db, options);
+    boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
+    await boss.start();
+    const queue = new JobQueue(boss, store, options, logger);
+    await queue.sweep();
+    if (options.work) {
+      queue.sweepTimer = setInterval(() => void queue.sweep(), (options.sweepIntervalSeconds ?? 60) * 1000);
+      queue.sweepTimer.unref();
+    }
+    return queue;
+  }
+
+  /** Declares a job type: its queue options, and (when this process works) its handler. */
+  async register(jobType: JobType, handler: JobHandler, options: RegisterOptions = {}): Promise<void> {
+    const queueOptions = {
+      retryLimit: options.retryLimit ?? 2,
+      retryDelay: options.retryDelaySeconds ?? 5,
+      retryBackoff: true,
+      ...(options.retryDelayMaxSeconds !== undefined ? { retryDelayMax: options.retryDelayMaxSeconds } : {}),
+      expireInSeconds: options.expireInSeconds ?? 900,
+      ...(options.heartbeatSeconds !== undefined ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+    };
+    // createQueue leaves an existing queue as it is, so the options are applied again.
+    await this.boss.createQueue(jobType, queueOptions);
+    await this.boss.updateQueue(jobType, queueOptions);
+    this.queues.add(jobType);
+    if (!this.options.work) return;
+    await this.boss.work(
+      jobType,
+      { includeMetadata: true, batchSize: 1, localConcurrency: options.concurrency ?? 1, ...this.polling() },
+      async ([job]: JobWithMetadata<QueuedJobData>[]) => this.take(job, handler),
+    );
+  }
+
+  /**
+   * Hands a committed row to the queue and records the pg-boss id on it. Call it after
+   * the transaction that created the row commits; a crash in between is repaired by the
+   * recovery sweep.
+   */
+  async enqueue(job: JobRecord): Promise<JobRecord> {
+    await this.ensureQueue(job.jobType);
+    const data: QueuedJobData = { jobId: job.id };
+    // A null answer means a job with this id is already queued: someone sent it first.
+    await this.boss.send(job.jobType, data, { id: job.id });
+    await this.store.setImplementationId(job.id, job.id);
+    return { ...job, implementationJobId: job.id };
+  }
+
+  /** Runs `name` on `cron` (evaluated in `tz`, default UTC), sending `data` to the queue `name`. */
+  async schedule(name: string, cron: string, data: Record<string, unknown> = {}, options: { tz?: string } = {}): Promise<void> {
+    await this.ensureQueue(name);
+    await this.boss.schedule(name, cron, data, options.tz ? { tz: options.tz } : {});
+  }
+
+  async unschedule(name: string): Promise<void> {
+    await this.boss.unschedule(name);
+  }
+
+  /** Sends plain data to a queue of `work()` (no job row), e.g. an event for triggers. */
+  async send(queueName: string, data: Record<string, unknown>): Promise<string | null> {
+    await this.ensureQueue(queueName);
+    return this.boss.send(queueName, data);
+  }
+
+  /** A worker over a queue without job rows; a throw fails the attempt and pg-boss retries it. */
+  async work<T extends object>(queueName: string, handler: (data: T, ctx: WorkContext) => Promise<void>): Promise<void> {
+    await this.ensureQueue(queueName);
+    await this.boss.work<T>(queueName, { batchSize: 1, ...this.polling() }, async ([job]) => {
+      await handler(job.data, { id: job.id, attempt: job.retryCount + 1, signal: job.signal });
+    });
+  }
+
+  /**
+   * Stops taking jobs and waits for running handlers up to `stopTimeoutMs`. pg-boss then
+   * fails what is still running (it will be retried), and those rows go back to `queued`
+   * (or `failed` when no retry is left).
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.sweepTimer);
+    await this.sweeping;
+    await this.boss.stop({ graceful: true, timeout: this.options.stopTimeoutMs ?? 30_000 });
+    for (const { id, final } of this.running) {
+      await this.store.markFailed(id, new Error('The worker stopped before the job finished.'), final).catch((error: unknown) => {
+        this.logger.error({ err: error, jobId: id }, 'could not put back a job interrupted by shutdown');
+      });
+    }
+    this.running.clear();
+  }
+
+  /** Recovery: sends rows that were never sent and settles rows whose job pg-boss gave up. */
+  async sweep(): Promise<void> {
+    if (this.stopped) return;
+    this.sweeping ??= sweep({
+      boss: this.boss,
+      store: this.store,
+      recoverAfterSeconds: this.options.recoverAfterSeconds ?? 10,
+      enqueue: (job) => this.enqueue(job),
+      logger: this.logger,
+    }).finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
+  }
+
+  private async take(job: JobWithMetadata<QueuedJobData>, handler: JobHandler): Promise<void> {
+    // pg-boss retries while retryCount < retryLimit, so this attempt is the last one.
+    const attempt = { id: job.data.jobId, final: job.retryCount >= job.retryLimit };
+    this.running.add(attempt);
+    try {
+      await runJob({ store: this.store, logger: this.logger, handler, job, final: attempt.final });
+    } finally {
+      this.running.delete(attempt);
+    }
+  }
+
+  private async ensureQueue(name: string): Promise<void> {
+    if (this.queues.has(name)) return;
+    await this.boss.createQueue(name);
+    this.queues.add(name);
+  }
+
+  private polling(): { pollingIntervalSeconds?: number } {
+    return this.options.pollingIntervalSeconds ? { pollingIntervalSeconds: this.options.pollingIntervalSeconds } : {};
+  }
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../storage/db.ts';
+import { settingOrCreate } from '../storage/settings.ts';
+import { decryptSecret, encryptSecret } from '../tools/secrets.ts';
+
+/**
+ * The key that seals secrets at rest: APPBUILDER_MASTER_KEY (32 bytes, base64) in
+ * production; otherwise one generated at first start and kept in the store, which
+ * protects against a leaked dump of the application tables but not of the whole store.
+ */
+export async function loadMasterKey(db: Db, configured = process.env.APPBUILDER_MASTER_KEY): Promise<Buffer> {
+  const encoded = configured || (await settingOrCreate(db, 'master_key', () => randomBytes(32).toString('base64')));
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length !== 32) throw new Error('APPBUILDER_MASTER_KEY must be 32 bytes, base64-encoded.');
+  return key;
+}
+
+/** Per-application JWT signing keys for end users, sealed with the master key, cached in memory. */
+export class AppKeys {
+  private readonly cache = new Map<string, Uint8Array>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly masterKey: Buffer,
+  ) {}
+
+  async signingKey(applicationId: string): Promise<Uint8Array> {
+    const cached = this.cache.get(applicationId);
+    if (cached) return cached;
+    await this.db.kysely
+      .insertInto('appbuilder.app_keys')
+      .values({ application_id: applicationId, sealed_jwt_key: encryptSecret(randomBytes(32).toString('base64'), this.masterKey) })
+      .onConflict((oc) => oc.column('application_id').doNothing())
+      .execute();
+    const row = await this.db.kysely
+      .selectFrom('appbuilder.app_keys')
+      .select('sealed_jwt_key')
+      .where('application_id', '=', applicationId)
+      .executeTakeFirstOrThrow();
+    const key = Buffer.from(decryptSecret(row.sealed_jwt_key, this.masterKey), 'base64');
+    this.cache.set(applicationId, key);
+    return key;
+  }
+}

@@ -1,0 +1,9 @@
+import type { Executor } from '../storage/db.ts';
+import { sql } from 'kysely';
+import { schemaNameForApp } from '../definition/naming.ts';
+import { ident } from '../storage/sql.ts';
+
+/** Drops an application's data schema (its tables and rows), inside the caller's transaction. */
+export async function dropApplicationData(applicationId: string, executor: Executor): Promise<void> {
+  await sql`drop schema if exists ${ident(schemaNameForApp(applicationId))} cascade`.execute(executor);
+}

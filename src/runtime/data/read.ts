@@ -1,0 +1,160 @@
+// The read side of the generated API (DESIGN §6, spec endpoints 11-13): one statement per
+// request, the JSON built by PostgreSQL and passed through as text, the total counted in the same
+// statement. Statement text depends only on (model, rule shape, sort, filter shape): every value
+// is a parameter, so prepared/generic plans can be reused (see `plan_cache_mode`, DESIGN §3).
+import { sql, type RawBuilder } from 'kysely';
+import { badRequest } from '../../errors.ts';
+import type { Db, Executor } from '../../storage/db.ts';
+import { isUuid } from '../../tools/ids.ts';
+import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
+import { tableOf } from './columns.ts';
+import { fillComputed } from './computed-js.ts';
+import { RecordJson } from './record-json.ts';
+import { filterCondition, type Condition, type RuleContext } from './rule-sql.ts';
+import { orderBy, parseSort } from './sort.ts';
+
+/** What a read knows about the caller; administrators and the system bypass the rules. */
+export interface ReadContext extends RuleContext {
+  bypassRules?: boolean;
+}
+
+export interface ListOptions {
+  ctx: ReadContext;
+  /** 1-1000, default 20. */
+  limit?: number;
+  /** ≥ 0, default 0. */
+  offset?: number;
+  /** `-deadline,title`. */
+  sort?: string;
+  /** A CEL boolean over `record`. */
+  filter?: string;
+}
+
+export type JsonRecord = Record<string, unknown> & { id: string };
+
+export interface Page {
+  items: JsonRecord[];
+  total: number;
+  offset: number;
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 1000;
+
+function executorOf(db: Db | Executor): Executor {
+  return 'kysely' in db && 'driver' in db ? db.kysely : db;
+}
+
+function readContext(ctx: ReadContext): RuleContext {
+  return { auth: ctx.auth, operation: 'read', now: ctx.now, env: ctx.env ?? {} };
+}
+
+function checkPaging(limit: number, offset: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw badRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}.`, [{ path: '/limit', message: 'is not valid' }]);
+  }
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw badRequest('offset must be a whole number from 0.', [{ path: '/offset', message: 'is not valid' }]);
+  }
+}
+
+/** Combines conditions with `and`; null when one of them excludes every row. */
+function whereOf(conditions: Condition[]): RawBuilder<unknown> | null {
+  const parts: RawBuilder<unknown>[] = [];
+  for (const c of conditions) {
+    if (c.kind === 'none') return null;
+    if (c.kind === 'where') parts.push(sql`(${c.sql})`);
+  }
+  return parts.length === 0 ? sql`true` : sql.join(parts, sql.raw(' and '));
+}
+
+/** A data error from a value the filter brought (a bad date, an out-of-range number): 400 naming `/filter`. */
+function filterValueError(error: unknown, filter: string | undefined): Error | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (filter === undefined || typeof code !== 'string' || !code.startsWith('22')) return null;
+  const message = (error as Error).message;
+  return badRequest(`The filter is not valid: ${message}`, [{ path: '/filter', message }]);
+}
+
+async function runText(executor: Executor, query: RawBuilder<unknown>, filter?: string): Promise<string | undefined> {
+  try {
+    const result = await sql<{ body: string }>`${query}`.execute(executor);
+    return result.rows[0]?.body;
+  } catch (error) {
+    throw filterValueError(error, filter) ?? error;
+  }
+}
+
+/** The page as JSON text (`{"items":[...],"total":n,"offset":n}`), ready to send. */
+export async function listRecordsJson(db: Db | Executor, app: CompiledApp, model: CompiledModel, options: ListOptions): Promise<string> {
+  const { text, page } = await list(db, app, model, options);
+  return text ?? JSON.stringify(page);
+}
+
+export async function listRecords(db: Db | Executor, app: CompiledApp, model: CompiledModel, options: ListOptions): Promise<Page> {
+  const { text, page } = await list(db, app, model, options);
+  return page ?? (JSON.parse(text!) as Page);
+}
+
+async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, options: ListOptions): Promise<{ text?: string; page?: Page }> {
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const offset = options.offset ?? 0;
+  checkPaging(limit, offset);
+  const ctx = readContext(options.ctx);
+  const bypass = options.ctx.bypassRules === true;
+  const json = new RecordJson(app, ctx, bypass);
+  const keys = parseSort(app, model, options.sort, json.visibility(model));
+  const filter = options.filter;
+  const conditions = (alias: string): Condition[] => [
+    json.readCondition(model, alias),
+    ...(filter !== undefined && filter.trim() !== '' ? [filterCondition(app, model, filter, ctx, alias)] : []),
+  ];
+  const where = whereOf(conditions('t'));
+  // An anonymous caller of an owner-only model, a filter folding to false: no query at all.
+  if (!where) return { page: { items: [], total: 0, offset } };
+  const table = tableOf(app, model);
+  const query = sql`select json_build_object(
+      'items', (select coalesce(json_agg(${json.record(model, 'p', true)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
+        from (select * from ${table} t where ${where} order by ${orderBy(app, model, keys, 't')} limit ${limit} offset ${offset}) p),
+      'total', (select count(*) from ${table} t where ${where}),
+      'offset', cast(${offset} as bigint))::text as body`;
+  const text = await runText(executorOf(db), query, filter);
+  if (text === undefined) throw new Error('The list query returned no row');
+  if (json.jsComputed.size === 0) return { text };
+  const page = JSON.parse(text) as Page;
+  fillComputed(app, model, page.items, json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });
+  return { page };
+}
+
+/** One record as JSON text; undefined when it does not exist or the caller may not read it. */
+export async function getRecordJson(db: Db | Executor, app: CompiledApp, model: CompiledModel, id: string, ctx: ReadContext): Promise<string | undefined> {
+  const result = await get(db, app, model, id, ctx);
+  return result && (result.text ?? JSON.stringify(result.record));
+}
+
+export async function getRecord(db: Db | Executor, app: CompiledApp, model: CompiledModel, id: string, ctx: ReadContext): Promise<JsonRecord | undefined> {
+  const result = await get(db, app, model, id, ctx);
+  return result && (result.record ?? (JSON.parse(result.text!) as JsonRecord));
+}
+
+async function get(
+  db: Db | Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  id: string,
+  context: ReadContext,
+): Promise<{ text?: string; record?: JsonRecord } | undefined> {
+  if (typeof id !== 'string' || !isUuid(id)) return undefined;
+  const ctx = readContext(context);
+  const json = new RecordJson(app, ctx, context.bypassRules === true);
+  const where = whereOf([json.readCondition(model, 't')]);
+  if (!where) return undefined;
+  const query = sql`select (${json.record(model, 't', true)})::text as body
+    from ${tableOf(app, model)} t where t.id = cast(${id} as uuid) and ${where}`;
+  const text = await runText(executorOf(db), query);
+  if (text === undefined) return undefined;
+  if (json.jsComputed.size === 0) return { text };
+  const record = JSON.parse(text) as JsonRecord;
+  fillComputed(app, model, [record], json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });
+  return { record };
+}

@@ -1,0 +1,120 @@
+// Records as JSON built inside PostgreSQL (DESIGN §3: the fast path). A record is
+// `{id, <field name>: value...}`. At the top level relationship fields are expanded to the related
+// records (one correlated subquery per relationship, never one query per row); inside an
+// embedded record relationships are ids (to-one: id or null; to-many: array, never null). An
+// embedded record the caller may not read stays an id. Field rules hide fields.
+import { sql, type RawBuilder } from 'kysely';
+import { ident } from '../../storage/sql.ts';
+import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
+import { col, sqlTypeOf, tableOf } from './columns.ts';
+import { computedSql } from './computed-sql.ts';
+import { accessCondition, fieldVisibility, type Condition, type FieldAccess, type RuleContext } from './rule-sql.ts';
+
+const ISO_UTC = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
+const EMPTY = sql.raw(`'[]'::json`);
+
+/** Builds the JSON of one statement; aliases are numbered per statement so its text is stable. */
+export class RecordJson {
+  /** Computed fields left to JS (computed-js.ts), per model id, for the models this statement outputs. */
+  readonly jsComputed = new Map<string, CompiledField[]>();
+  private aliases = 0;
+  private readonly visibilities = new Map<string, Map<string, FieldAccess>>();
+
+  constructor(
+    readonly app: CompiledApp,
+    readonly ctx: RuleContext,
+    readonly bypassRules: boolean,
+  ) {}
+
+  visibility(model: CompiledModel): Map<string, FieldAccess> {
+    let visibility = this.visibilities.get(model.id);
+    if (!visibility) {
+      visibility = this.bypassRules ? new Map() : fieldVisibility(this.app, model, this.ctx);
+      this.visibilities.set(model.id, visibility);
+    }
+    return visibility;
+  }
+
+  readCondition(model: CompiledModel, alias: string): Condition {
+    return this.bypassRules ? { kind: 'all' } : accessCondition(this.app, model, this.ctx, alias);
+  }
+
+  /** The record on row `alias` as `json`; `expand` resolves relationships to records (the top level). */
+  record(model: CompiledModel, alias: string, expand: boolean): RawBuilder<unknown> {
+    const always: RawBuilder<unknown>[] = [sql`'id', ${col(alias, 'id')}`];
+    const conditional: RawBuilder<unknown>[] = [];
+    const visibility = this.visibility(model);
+    for (const field of model.fields) {
+      const access = visibility.get(field.name) ?? { kind: 'visible' };
+      if (access.kind === 'hidden') continue;
+      const value = this.value(model, field, alias, expand);
+      const pair = sql`${field.name}::text, ${value}`;
+      if (access.kind === 'visible') always.push(pair);
+      else conditional.push(sql`case when ${access.condition(alias)} then jsonb_build_object(${pair}) else '{}'::jsonb end`);
+    }
+    const base = sql`json_build_object(${sql.join(always)})`;
+    if (conditional.length === 0) return base;
+    return sql`(${sql.join([sql`${base}::jsonb`, ...conditional], sql.raw(' || '))})::json`;
+  }
+
+  private value(model: CompiledModel, field: CompiledField, alias: string, expand: boolean): RawBuilder<unknown> {
+    if (field.computed !== undefined) {
+      const translated = computedSql(this.app, model, field, alias, { now: this.ctx.now, env: this.ctx.env ?? {} });
+      if (translated) return translated.type === 'timestamptz' ? sql`to_char(${translated.sql} at time zone 'UTC', ${ISO_UTC})` : translated.sql;
+      const list = this.jsComputed.get(model.id) ?? [];
+      if (!list.includes(field)) list.push(field);
+      this.jsComputed.set(model.id, list);
+      return sql`null`; // a placeholder, filled after the fetch
+    }
+    if (field.relation) return expand ? this.expanded(field, alias) : this.ids(field, alias);
+    const column = col(alias, field.column!);
+    const type = sqlTypeOf(field.to);
+    if (!field.many) return type === 'timestamptz' ? sql`to_char(${column} at time zone 'UTC', ${ISO_UTC})` : column;
+    if (type === 'timestamptz') {
+      return sql`coalesce((select json_agg(to_char(v at time zone 'UTC', ${ISO_UTC}) order by n) from unnest(${column}) with ordinality as u(v, n)), ${EMPTY})`;
+    }
+    return sql`coalesce(to_json(${column}), ${EMPTY})`;
+  }
+
+  /** A relationship as ids: to-one an id or null, to-many an array of ids. */
+  private ids(field: CompiledField, alias: string): RawBuilder<unknown> {
+    const relation = field.relation!;
+    const storage = relation.storage;
+    if (storage.kind === 'ownColumn') return col(alias, storage.column);
+    let from: RawBuilder<unknown>;
+    let id: RawBuilder<unknown>;
+    if (storage.kind === 'targetColumn') {
+      const target = this.app.modelsById.get(relation.targetModelId)!;
+      from = sql`${tableOf(this.app, target)} x where ${col('x', storage.column)} = ${col(alias, 'id')}`;
+      id = col('x', 'id');
+    } else {
+      from = sql`${ident(this.app.schema, storage.table)} x where ${col('x', storage.selfColumn)} = ${col(alias, 'id')}`;
+      id = col('x', storage.otherColumn);
+    }
+    if (!field.many) return sql`(select ${id} from ${from} order by ${id} limit 1)`;
+    return sql`coalesce((select json_agg(${id} order by ${id}) from ${from}), ${EMPTY})`;
+  }
+
+  /** A relationship as the related records (each one the caller may not read stays an id). */
+  private expanded(field: CompiledField, alias: string): RawBuilder<unknown> {
+    const relation = field.relation!;
+    const storage = relation.storage;
+    const target = this.app.modelsById.get(relation.targetModelId)!;
+    const e = `e${++this.aliases}`;
+    const rule = this.readCondition(target, e);
+    if (rule.kind === 'none') return this.ids(field, alias);
+    const record = this.record(target, e, false);
+    const item = rule.kind === 'all' ? record : sql`case when ${rule.sql} then ${record} else to_json(${col(e, 'id')}) end`;
+    const table = sql`${tableOf(this.app, target)} ${ident(e)}`;
+    let from: RawBuilder<unknown>;
+    if (storage.kind === 'ownColumn') from = sql`${table} where ${col(e, 'id')} = ${col(alias, storage.column)}`;
+    else if (storage.kind === 'targetColumn') from = sql`${table} where ${col(e, storage.column)} = ${col(alias, 'id')}`;
+    else {
+      const join = ident(this.app.schema, storage.table);
+      from = sql`${join} x join ${table} on ${col(e, 'id')} = ${col('x', storage.otherColumn)} where ${col('x', storage.selfColumn)} = ${col(alias, 'id')}`;
+    }
+    if (storage.kind === 'ownColumn') return sql`(select ${item} from ${from})`;
+    if (!field.many) return sql`(select ${item} from ${from} order by ${col(e, 'id')} limit 1)`;
+    return sql`coalesce((select json_agg(${item} order by ${col(e, 'id')}) from ${from}), ${EMPTY})`;
+  }
+}

@@ -1,0 +1,19 @@
+import type { Db, Executor } from '../../storage/db.ts';
+
+/**
+ * Runs work in one transaction and, once it has committed, tells the event
+ * dispatcher that the outbox has new rows. Nothing is announced for a rollback.
+ */
+export class AfterCommit {
+  private readonly listeners: Array<() => void> = [];
+
+  onCommitted(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  async run<T>(db: Db, work: (trx: Executor) => Promise<T>): Promise<T> {
+    const result = await db.kysely.transaction().execute(work);
+    for (const listener of this.listeners) listener();
+    return result;
+  }
+}

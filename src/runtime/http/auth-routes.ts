@@ -1,0 +1,22 @@
+import { unauthorized } from '../../errors.ts';
+import type { EndUserAuth } from './end-user-auth.ts';
+import type { RouteSource } from './router.ts';
+
+/** `POST /auth/signup`, `POST /auth/login`, `GET /auth/me` for apps with a user model. */
+export function authRoutes(auth: EndUserAuth): RouteSource {
+  return (app) => {
+    if (!app.userModel) return [];
+    return [
+      { method: 'POST', path: '/auth/signup', handler: async (request) => ({ status: 201, body: await auth.signup(request.app, request.body) }) },
+      { method: 'POST', path: '/auth/login', handler: async (request) => ({ status: 200, body: await auth.login(request.app, request.body) }) },
+      {
+        method: 'GET',
+        path: '/auth/me',
+        handler: async (request) => {
+          if (request.caller.kind !== 'user') throw unauthorized('Log in first: send Authorization: Bearer <token>.');
+          return { status: 200, body: request.caller.user };
+        },
+      },
+    ];
+  };
+}

@@ -1,0 +1,99 @@
+import { SignJWT, jwtVerify } from 'jose';
+import { sql } from 'kysely';
+import type { Db } from '../../storage/db.ts';
+import { ident } from '../../storage/sql.ts';
+import { Problem, conflict, notFound, unauthorized, unprocessable } from '../../errors.ts';
+import { hashSecret, verifySecret } from '../../tools/secrets.ts';
+import type { AppKeys } from '../app-keys.ts';
+import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
+import { createRecord } from '../writes/records.ts';
+import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
+import { CREDENTIALS_TABLE } from '../schema-extras.ts';
+
+const TOKEN_TTL = '24h';
+const MIN_PASSWORD = 8;
+
+export interface Session {
+  token: string;
+  user: PlainRecord;
+}
+
+function userModelOf(app: CompiledApp): CompiledModel {
+  if (!app.userModel) throw notFound('This application has no user model, so no end-user accounts.');
+  return app.userModel;
+}
+
+function emailColumn(model: CompiledModel): string {
+  const email = model.fieldsByName.get('email');
+  if (!email?.column) throw notFound('The user model has no email field.');
+  return email.column;
+}
+
+/** End users of a generated app: sign-up, log-in, and the tokens that carry them (JWT, per-app key). */
+export class EndUserAuth {
+  constructor(
+    private readonly db: Db,
+    private readonly keys: AppKeys,
+  ) {}
+
+  async signup(app: CompiledApp, body: unknown): Promise<Session> {
+    const model = userModelOf(app);
+    const input = { ...(body as Record<string, unknown>) };
+    const password = input.password;
+    delete input.password;
+    if (typeof password !== 'string' || password.length < MIN_PASSWORD) {
+      throw unprocessable('The password is too short.', [{ path: '/password', message: `needs at least ${MIN_PASSWORD} characters` }]);
+    }
+    if (typeof input.email === 'string') input.email = input.email.trim().toLowerCase();
+    const hash = await hashSecret(password);
+    const user = await this.db.kysely.transaction().execute(async (trx) => {
+      const taken = await sql`select 1 from ${ident(app.schema, model.table)} where lower(${ident(emailColumn(model))}) = ${input.email ?? ''}`.execute(trx);
+      if (taken.rows.length > 0) throw conflict('This email is already registered.', [{ path: '/email', message: 'is already registered' }]);
+      // Sign-up runs as the system: the user cannot pass the model's rules before existing.
+      const created = await createRecord(trx, app, model, input, { kind: 'system' });
+      await sql`insert into ${ident(app.schema, CREDENTIALS_TABLE)} (user_id, password_hash) values (${created.id}, ${hash})`.execute(trx);
+      return created;
+    });
+    return { token: await this.issue(app, user.id), user };
+  }
+
+  async login(app: CompiledApp, body: unknown): Promise<Session> {
+    const model = userModelOf(app);
+    const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
+    if (typeof email !== 'string' || typeof password !== 'string') {
+      throw new Problem(400, 'Send email and password.', [{ path: typeof email !== 'string' ? '/email' : '/password', message: 'is required' }]);
+    }
+    const found = await sql<{ id: string; password_hash: string }>`
+      select u.id, c.password_hash from ${ident(app.schema, model.table)} u
+      join ${ident(app.schema, CREDENTIALS_TABLE)} c on c.user_id = u.id
+      where lower(u.${ident(emailColumn(model))}) = ${email.trim().toLowerCase()}`.execute(this.db.kysely);
+    const row = found.rows[0];
+    // One answer for an unknown email and a wrong password.
+    if (!row || !(await verifySecret(password, row.password_hash))) throw unauthorized('The email or the password is not right.');
+    const user = (await readPlainRecord(this.db.kysely, app, model, row.id))!;
+    return { token: await this.issue(app, row.id), user };
+  }
+
+  /** The end user a bearer token names, or null when the token is not this app's or the user is gone. */
+  async verify(app: CompiledApp, token: string): Promise<PlainRecord | null> {
+    if (!app.userModel) return null;
+    try {
+      const key = await this.keys.signingKey(app.applicationId);
+      const { payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] });
+      if (typeof payload.sub !== 'string') return null;
+      return (await readPlainRecord(this.db.kysely, app, app.userModel, payload.sub)) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async issue(app: CompiledApp, userId: string): Promise<string> {
+    return new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(userId)
+      .setAudience(`app:${app.applicationId}`)
+      .setIssuedAt()
+      .setExpirationTime(TOKEN_TTL)
+      .sign(await this.keys.signingKey(app.applicationId));
+  }
+}

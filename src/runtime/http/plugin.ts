@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound, unauthorized } from '../../errors.ts';
+import type { Caller } from '../caller.ts';
+import type { CompiledApp } from '../compiled-app.ts';
+import type { DeploymentRegistry, ServedApp } from '../registry.ts';
+import type { EndUserAuth } from './end-user-auth.ts';
+import { buildAppRouter, type AppRouter, type RouteSource } from './router.ts';
+import type { AppResponse } from './types.ts';
+
+export interface GeneratedAppsOptions {
+  appsPath: string;
+  registry: DeploymentRegistry;
+  auth: EndUserAuth;
+  /** The customer whose management credentials these headers carry; throws 401 when they are bad. */
+  builderCustomer(request: FastifyRequest): Promise<string>;
+  sources: RouteSource[];
+}
+
+const VERSION = /^v(\d+\.\d+\.\d+)$/;
+
+async function callerOf(request: FastifyRequest, served: ServedApp, options: GeneratedAppsOptions): Promise<Caller> {
+  const authorization = request.headers.authorization;
+  if (request.headers['x-svc-api-client'] !== undefined) {
+    const customerId = await options.builderCustomer(request);
+    // A builder of another customer learns nothing about this app.
+    if (customerId !== served.customerId) throw notFound('No such application.');
+    return { kind: 'admin' };
+  }
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!token) return { kind: 'anonymous' };
+  const user = await options.auth.verify(served.compiled, token);
+  if (!user) throw unauthorized('The token is not valid for this application.');
+  return { kind: 'user', user };
+}
+
+function send(reply: FastifyReply, response: AppResponse): FastifyReply {
+  reply.status(response.status);
+  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+  if (response.json !== undefined) return reply.type('application/json; charset=utf-8').serializer((x) => x as string).send(response.json);
+  if (response.body === undefined) return reply.send();
+  if (typeof response.body === 'string' && response.headers?.['content-type']) return reply.send(response.body);
+  return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(response.body);
+}
+
+/**
+ * Serves every published version at `{appsPath}/{applicationId}/api/v{serverVersion}/…`:
+ * resolve the version, authenticate the caller, route within that version, answer.
+ */
+export function generatedAppsPlugin(options: GeneratedAppsOptions) {
+  const routers = new WeakMap<CompiledApp, AppRouter>();
+  const routerOf = (app: CompiledApp): AppRouter => {
+    let router = routers.get(app);
+    if (!router) {
+      router = buildAppRouter(app, options.sources);
+      routers.set(app, router);
+    }
+    return router;
+  };
+
+  return async (fastify: FastifyInstance): Promise<void> => {
+    fastify.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: `${options.appsPath}/:applicationId/api/:version/*`,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        const { applicationId, version, '*': rest } = request.params as { applicationId: string; version: string; '*': string };
+        const serverVersion = VERSION.exec(version)?.[1];
+        const served = serverVersion && /^[0-9a-f-]{36}$/i.test(applicationId) ? await options.registry.resolve(applicationId, serverVersion) : null;
+        if (!served) throw notFound(`No published version ${version} of application ${applicationId}.`);
+        const path = `/${rest}`.replace(/\/+$/, '') || '/';
+        const route = routerOf(served.compiled).find(request.method, path);
+        if (!route) throw notFound(`No route for ${request.method} ${path} in this application.`);
+        const caller = await callerOf(request, served, options);
+        const response = await route.handler({
+          app: served.compiled,
+          method: request.method,
+          path,
+          params: route.params,
+          query: request.query as Record<string, string | string[] | undefined>,
+          body: request.body,
+          headers: request.headers,
+          caller,
+        });
+        return send(reply, response);
+      },
+    });
+  };
+}

@@ -1,0 +1,32 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CompiledApp } from '../compiled-app.ts';
+import type { Caller } from '../caller.ts';
+
+/** A request to a generated app, after routing and authentication. */
+export interface AppRequest {
+  app: CompiledApp;
+  method: string;
+  /** The path below the version prefix, e.g. `/toDos/123`. */
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  caller: Caller;
+}
+
+/** What a handler answers; `json` is sent as is when set (JSON built by PostgreSQL). */
+export interface AppResponse {
+  status: number;
+  body?: unknown;
+  json?: string;
+  headers?: Record<string, string>;
+}
+
+export type AppHandler = (request: AppRequest) => Promise<AppResponse>;
+
+export interface AppRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  handler: AppHandler;
+}

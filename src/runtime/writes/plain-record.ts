@@ -1,0 +1,51 @@
+import type { Executor } from '../../storage/db.ts';
+import { sql, type RawBuilder } from 'kysely';
+import { ident } from '../../storage/sql.ts';
+import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
+
+/** A record as events and `auth` see it: fields by name, relationships as ids, no rules applied. */
+export type PlainRecord = Record<string, unknown> & { id: string };
+
+/** The SQL expression giving one field's value for the row aliased `t`, relationships as ids. */
+function plainValue(app: CompiledApp, model: CompiledModel, field: CompiledField): RawBuilder<unknown> | null {
+  if (field.computed !== undefined) return null;
+  const relation = field.relation;
+  if (!relation || relation.storage.kind === 'ownColumn') return sql`t.${ident(field.column!)}`;
+  const target = app.modelsById.get(relation.targetModelId)!;
+  if (relation.storage.kind === 'targetColumn') {
+    const fk = ident(relation.storage.column);
+    const table = ident(app.schema, target.table);
+    return field.many
+      ? sql`coalesce((select json_agg(r.id order by r.id) from ${table} r where r.${fk} = t.id), '[]'::json)`
+      : sql`(select r.id from ${table} r where r.${fk} = t.id limit 1)`;
+  }
+  const join = ident(app.schema, relation.storage.table);
+  const self = ident(relation.storage.selfColumn);
+  const other = ident(relation.storage.otherColumn);
+  return field.many
+    ? sql`coalesce((select json_agg(j.${other} order by j.${other}) from ${join} j where j.${self} = t.id), '[]'::json)`
+    : sql`(select j.${other} from ${join} j where j.${self} = t.id limit 1)`;
+}
+
+/** `json_build_object('id', t.id, 'title', t.f_title, …)` for the row aliased `t`. */
+export function plainJson(app: CompiledApp, model: CompiledModel): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [sql`'id', t.id`];
+  for (const field of model.fields) {
+    const value = plainValue(app, model, field);
+    if (value) parts.push(sql`${field.name}::text, ${value}`);
+  }
+  return sql`json_build_object(${sql.join(parts)})`;
+}
+
+export async function readPlainRecords(executor: Executor, app: CompiledApp, model: CompiledModel, ids: string[]): Promise<PlainRecord[]> {
+  if (ids.length === 0) return [];
+  const result = await sql<{ record: PlainRecord }>`
+    select ${plainJson(app, model)} as record
+    from ${ident(app.schema, model.table)} t
+    where t.id = any(${ids}::uuid[])`.execute(executor);
+  return result.rows.map((row) => (typeof row.record === 'string' ? JSON.parse(row.record) : row.record));
+}
+
+export async function readPlainRecord(executor: Executor, app: CompiledApp, model: CompiledModel, id: string): Promise<PlainRecord | undefined> {
+  return (await readPlainRecords(executor, app, model, [id]))[0];
+}

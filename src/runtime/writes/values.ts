@@ -1,0 +1,138 @@
+import { unprocessable, type ProblemDetail } from '../../errors.ts';
+import { isUuid } from '../../tools/ids.ts';
+import type { CompiledField, CompiledModel } from '../compiled-app.ts';
+
+/** A validated write: column values of the model's own table, and relation sets stored elsewhere. */
+export interface ValidatedWrite {
+  /** Field → value, checked and normalised (date-times as ISO strings); null clears. */
+  values: Map<CompiledField, unknown>;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?$/;
+const E164 = /^\+[1-9]\d{1,14}$/;
+const CURRENCY = /^[A-Z]{3}$/;
+const STORAGE_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,511}$/;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Checks one value against a primitive type; returns the value to store or an error message. */
+function primitiveValue(to: string, value: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  const fail = (message: string) => ({ ok: false as const, message });
+  switch (to) {
+    case 'p_TEXT':
+      return typeof value === 'string' ? { ok: true, value } : fail('must be a string');
+    case 'p_NUMBER':
+      return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : fail('must be a finite number');
+    case 'p_BOOLEAN':
+      return typeof value === 'boolean' ? { ok: true, value } : fail('must be true or false');
+    case 'p_STAR_RATING':
+      return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 5 ? { ok: true, value } : fail('must be a whole number from 0 to 5');
+    case 'p_DATE':
+      return typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
+        ? { ok: true, value }
+        : fail('must be a date YYYY-MM-DD');
+    case 'p_DATE_TIME': {
+      if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return fail('must be an ISO 8601 date-time');
+      const time = Date.parse(value);
+      return Number.isNaN(time) ? fail('must be an ISO 8601 date-time') : { ok: true, value: new Date(time).toISOString() };
+    }
+    case 'p_TIME':
+      return typeof value === 'string' && TIME.test(value) ? { ok: true, value } : fail('must be a time HH:MM or HH:MM:SS');
+    case 'p_PHONE_NUMBER':
+      return typeof value === 'string' && E164.test(value) ? { ok: true, value } : fail('must be a phone number in E.164 form, e.g. +14155550123');
+    case 'p_LINK':
+      return typeof value === 'string' && isHttpUrl(value) ? { ok: true, value } : fail('must be an http(s) URL');
+    case 'p_IMAGE':
+    case 'p_VIDEO':
+    case 'p_FILE':
+      return typeof value === 'string' && (isHttpUrl(value) || STORAGE_KEY.test(value))
+        ? { ok: true, value }
+        : fail('must be an http(s) URL or a storage key');
+    case 'p_ADDRESS':
+      return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ok: true, value } : fail('must be an object');
+    case 'p_CURRENCY_AMOUNT': {
+      const amount = value as { amount?: unknown; currency?: unknown } | null;
+      if (!amount || typeof amount !== 'object' || typeof amount.amount !== 'number' || !Number.isFinite(amount.amount)) {
+        return fail('must be {amount: number, currency: "ISO 4217 code"}');
+      }
+      if (typeof amount.currency !== 'string' || !CURRENCY.test(amount.currency)) return fail('currency must be a 3-letter ISO 4217 code');
+      return { ok: true, value: { amount: amount.amount, currency: amount.currency } };
+    }
+    default:
+      return fail(`has an unknown type ${to}`);
+  }
+}
+
+function checkOne(field: CompiledField, value: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (field.relation) return typeof value === 'string' && isUuid(value) ? { ok: true, value } : { ok: false, message: 'must be the id (uuid) of a record' };
+  const checked = primitiveValue(field.to, value);
+  if (checked.ok && field.enum && !field.enum.includes(value)) {
+    return { ok: false, message: `must be one of ${field.enum.map((v) => JSON.stringify(v)).join(', ')}` };
+  }
+  return checked;
+}
+
+/**
+ * Validates a create (`mode: 'create'`, defaults applied, required fields enforced)
+ * or a partial update. Every problem is collected and reported at once as 422,
+ * each naming its field by JSON pointer.
+ */
+export function validateWrite(model: CompiledModel, body: unknown, mode: 'create' | 'update'): ValidatedWrite {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw unprocessable('The body must be a JSON object of field values.', [{ path: '', message: 'must be an object' }]);
+  }
+  const input = body as Record<string, unknown>;
+  const errors: ProblemDetail[] = [];
+  const values = new Map<CompiledField, unknown>();
+  for (const name of Object.keys(input)) {
+    const field = model.fieldsByName.get(name);
+    if (name === 'id') errors.push({ path: '/id', message: 'is assigned by the server' });
+    else if (!field) errors.push({ path: `/${name}`, message: `${model.name} has no field '${name}'` });
+    else if (field.computed !== undefined) errors.push({ path: `/${name}`, message: 'is computed and read-only' });
+  }
+  for (const field of model.fields) {
+    if (field.computed !== undefined) continue;
+    const present = Object.hasOwn(input, field.name);
+    let value = present ? input[field.name] : undefined;
+    if (!present && mode === 'create' && field.defaultValue !== undefined) value = structuredClone(field.defaultValue);
+    if (value === undefined) {
+      if (mode === 'create' && field.required) errors.push({ path: `/${field.name}`, message: 'is required' });
+      continue;
+    }
+    const path = `/${field.name}`;
+    if (value === null) {
+      if (field.required) errors.push({ path, message: 'is required and cannot be null' });
+      else values.set(field, field.many ? [] : null);
+      continue;
+    }
+    if (field.many) {
+      if (!Array.isArray(value)) {
+        errors.push({ path, message: 'must be an array' });
+        continue;
+      }
+      if (field.max !== null && value.length > field.max) errors.push({ path, message: `holds at most ${field.max} values` });
+      if (value.length < field.min) errors.push({ path, message: `needs at least ${field.min} values` });
+      const items: unknown[] = [];
+      value.forEach((item, index) => {
+        const checked = checkOne(field, item);
+        if (checked.ok) items.push(checked.value);
+        else errors.push({ path: `${path}/${index}`, message: checked.message });
+      });
+      values.set(field, field.relation ? [...new Set(items)] : items);
+      continue;
+    }
+    const checked = checkOne(field, value);
+    if (checked.ok) values.set(field, checked.value);
+    else errors.push({ path, message: checked.message });
+  }
+  if (errors.length > 0) throw unprocessable(`The ${model.name} is not valid.`, errors);
+  return { values };
+}
