@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The shared examples live beside the repository: ../shared/examples. */
+export const EXAMPLES_DIR = join(here, '..', '..', '..', 'shared', 'examples');
+
+export interface ExampleApp {
+  name: string;
+  scode: Record<string, unknown> & { models: Array<Record<string, unknown>> };
+}
+
+export function loadExample(name: string): ExampleApp {
+  return JSON.parse(readFileSync(join(EXAMPLES_DIR, `${name}.app.json`), 'utf8')) as ExampleApp;
+}
+
+/** A fresh deep copy of the to-do example's definition. */
+export function todoScode(): ExampleApp['scode'] {
+  return structuredClone(loadExample('todo').scode);
+}
