@@ -21,6 +21,7 @@ import { actionRoutes } from './routes/actions.ts';
 import { sectionRoutes } from './routes/sections.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
+import { frontendRoutes } from './routes/frontend.ts';
 
 export const INTERFACE_VERSION = '0.0.5';
 
@@ -109,6 +110,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     sectionRoutes,
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
+    (s: Services) => frontendRoutes({ prompts: s.integrationPrompts, bundles: s.frontendBundles, appsPath: s.config.appsPath, publicUrl: s.config.publicUrl }),
   ];
   if (config.projectsPath === config.basePath) {
     await management(app, config.basePath, [...applicationGroups, projectRoutes]);

@@ -89,7 +89,7 @@ export class FrontendBundleService {
     const row = await this.applications.findRow(this.db.kysely, customerId, applicationId);
     const published = await latestPublishedVersion(this.db, applicationId);
     if (!published) throw notFound('No version of this application is published; publish one to get its frontend bundle.');
-    const name = row.name ?? published.scode.appId;
+    const name = row.name ?? published.scode.appOverview?.name ?? published.scode.appId;
     const bundle = await this.find(applicationId, published.serverVersion, name);
     if (bundle) return { state: 'ready', bundle };
     const job =
@@ -181,6 +181,8 @@ export class FrontendBundleService {
         definition: version.scode as unknown as AppDefinition,
         serverVersion,
         apiBaseUrl: `${appUrl.replace(/\/+$/, '')}/api/v${serverVersion}`,
+        // The stored application name (the title of the pages), when it has one.
+        ...(typeof job.metadata.name === 'string' ? { appName: job.metadata.name } : {}),
       });
 
       await trx.deleteFrom('appbuilder.frontend_bundle_chunks').where('application_id', '=', applicationId).where('server_version', '=', serverVersion).execute();

@@ -11,6 +11,8 @@ import type { JobQueue } from '../jobs/queue.ts';
 import { GenerationService } from './applications/generation.ts';
 import { DeploymentService } from './deployments.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
+import { FrontendBundleService } from './frontend-bundles.ts';
+import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
 export interface Services {
@@ -26,6 +28,8 @@ export interface Services {
   queue: JobQueue;
   generation: GenerationService;
   deployments: DeploymentService;
+  frontendBundles: FrontendBundleService;
+  integrationPrompts: IntegrationPromptService;
 }
 
 export interface ServiceDependencies {
@@ -51,6 +55,11 @@ export async function createServices(db: Db, config: Config, { dropApplicationDa
     queue,
     generation: new GenerationService(applications),
     deployments: new DeploymentService(db, applications, registry),
+    frontendBundles: new FrontendBundleService(db, applications, {
+      // A job queued without a request (none today) falls back to the configured public origin.
+      defaultAppUrl: (id) => appUrlOf(config.publicUrl ?? `http://localhost:${config.port}`, config.appsPath, id),
+    }),
+    integrationPrompts: new IntegrationPromptService(db, applications),
   };
 }
 
