@@ -44,6 +44,9 @@ export async function openPglite(dataDir: string | null): Promise<Db> {
 
 export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Db> {
   const pool = new pg.Pool({ connectionString, max: maxConnections });
+  // An idle client whose backend goes away (server restart, terminated session) must not
+  // crash the process: the pool drops it and the next query opens a new connection.
+  pool.on('error', (error) => console.error(`appbuilder: idle PostgreSQL connection lost: ${error.message}`));
   const kysely = new Kysely<ControlPlane>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(kysely);
   return {

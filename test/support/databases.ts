@@ -57,6 +57,13 @@ export async function createTestDatabase(driver: Driver): Promise<TestDatabase> 
       await db.close();
       const cleanup = new pg.Client({ connectionString: ADMIN_URL });
       await cleanup.connect();
+      // A closed pool resolves before its sockets are gone; a forced drop would then kill
+      // backends whose clients are still closing, and they report that as an unhandled error.
+      for (let i = 0; i < 100; i++) {
+        const open = await cleanup.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (open.rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await cleanup.query(`drop database if exists "${name}" with (force)`);
       await cleanup.end();
     },
