@@ -7,12 +7,18 @@ import { AfterCommit } from './http/after-commit.ts';
 import { generatedAppsPlugin } from './http/plugin.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
+import { ActionRunner, type EventRunner } from './runs/runner.ts';
+import { RunStore } from './runs/store.ts';
+
+export type { EventRunner, TriggerEvent } from './runs/runner.ts';
 
 /** The runtime of generated applications: what is served, who calls, and the routes. */
 export interface Runtime {
   registry: DeploymentRegistry;
   auth: EndUserAuth;
   afterCommit: AfterCommit;
+  /** Runs event and schedule triggers' actions (as the system), stores and counts each run. */
+  runner: EventRunner;
   plugin(appsPath: string): (fastify: FastifyInstance) => Promise<void>;
 }
 
@@ -20,10 +26,12 @@ export async function createRuntime(db: Db, options: { builderCustomer(request: 
   const registry = new DeploymentRegistry(db);
   const auth = new EndUserAuth(db, new AppKeys(db, await loadMasterKey(db)));
   const afterCommit = new AfterCommit();
+  const runner = new ActionRunner(db, afterCommit, new RunStore(db));
   return {
     registry,
     auth,
     afterCommit,
+    runner: { runEventTrigger: (served, trigger, event) => runner.runEventTrigger(served, trigger, event) },
     plugin: (appsPath) =>
       generatedAppsPlugin({
         appsPath,

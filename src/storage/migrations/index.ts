@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import * as controlPlane from './001-control-plane.ts';
 import * as deployments from './002-deployments.ts';
 import * as frontendBundles from './003-frontend-bundles.ts';
+import * as runs from './004-runs.ts';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'control-plane', up: controlPlane.up },
   { version: 2, name: 'deployments', up: deployments.up },
   { version: 3, name: 'frontend-bundles', up: frontendBundles.up },
+  { version: 4, name: 'runs', up: runs.up },
 ];

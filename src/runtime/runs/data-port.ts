@@ -1,0 +1,144 @@
+// The data layer as actions see it (the engine's DataPort), over the app's tables inside the run's
+// one transaction and under the caller's access rules: the same reads and writes as the generated
+// API. Records come back as actions expect them: fields by name, relationships as ids.
+import { sql } from 'kysely';
+import { Problem } from '../../errors.ts';
+import type { Executor } from '../../storage/db.ts';
+import { authOf, bypassesRules, type Caller } from '../caller.ts';
+import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
+import { getRecord, listRecords, type JsonRecord, type ReadContext } from '../data/read.ts';
+import { createRecord, deleteRecord, updateRecord } from '../writes/records.ts';
+import { ActionError } from '../actions/errors.ts';
+import type { DataPort, DataRecord, FindOptions } from '../actions/types.ts';
+
+export interface TransactionDataOptions {
+  env: Record<string, string>;
+  /**
+   * Wrap each call in a savepoint, so a failed statement leaves the transaction usable for the
+   * error handler that runs next. Only needed when the action has a handler: an unhandled
+   * failure rolls the whole transaction back anyway.
+   */
+  savepoints: boolean;
+}
+
+export class TransactionData implements DataPort {
+  readonly #now = new Date();
+
+  constructor(
+    private readonly trx: Executor,
+    private readonly app: CompiledApp,
+    private readonly caller: Caller,
+    private readonly options: TransactionDataOptions,
+  ) {}
+
+  get(model: string, id: string): Promise<DataRecord | null> {
+    const m = this.#model(model);
+    return this.#guard(async () => this.#read(m, id));
+  }
+
+  find(model: string, options: FindOptions): Promise<DataRecord[]> {
+    const m = this.#model(model);
+    return this.#guard(async () => {
+      const page = await listRecords(this.trx, this.app, m, {
+        ctx: this.#readContext(),
+        limit: options.limit,
+        offset: options.offset,
+        sort: options.sort,
+        filter: options.filter,
+      });
+      return page.items.map((record) => flatten(m, record));
+    });
+  }
+
+  count(model: string, options: { filter?: string }): Promise<number> {
+    const m = this.#model(model);
+    return this.#guard(async () => {
+      const page = await listRecords(this.trx, this.app, m, { ctx: this.#readContext(), limit: 1, filter: options.filter });
+      return page.total;
+    });
+  }
+
+  create(model: string, values: Record<string, unknown>): Promise<DataRecord> {
+    const m = this.#model(model);
+    return this.#guard(async () => {
+      const created = await createRecord(this.trx, this.app, m, values, this.caller);
+      return (await this.#read(m, created.id)) ?? { id: created.id };
+    });
+  }
+
+  update(model: string, id: string, values: Record<string, unknown>): Promise<DataRecord | null> {
+    const m = this.#model(model);
+    return this.#guard(async () => {
+      const updated = await missingAsNull(() => updateRecord(this.trx, this.app, m, id, values, this.caller));
+      if (!updated) return null;
+      return (await this.#read(m, updated.id)) ?? { id: updated.id };
+    });
+  }
+
+  delete(model: string, id: string): Promise<DataRecord | null> {
+    const m = this.#model(model);
+    return this.#guard(async () => {
+      // Read first, under the read rules: the output shows what the caller could see of it.
+      const before = await this.#read(m, id);
+      const deleted = await missingAsNull(() => deleteRecord(this.trx, this.app, m, id, this.caller));
+      if (!deleted) return null;
+      return before ?? { id: deleted.id };
+    });
+  }
+
+  async #read(model: CompiledModel, id: string): Promise<DataRecord | null> {
+    const record = await getRecord(this.trx, this.app, model, id, this.#readContext());
+    return record ? flatten(model, record) : null;
+  }
+
+  #readContext(): ReadContext {
+    return { auth: authOf(this.caller), operation: 'read', now: this.#now, env: this.options.env, bypassRules: bypassesRules(this.caller) };
+  }
+
+  /** A model by name or id; an unknown one is the effect's failure (400), not the run's. */
+  #model(nameOrId: string): CompiledModel {
+    const model = this.app.models.find((m) => m.name === nameOrId) ?? this.app.modelsById.get(nameOrId);
+    if (!model) throw new ActionError(400, 'unknown_model', `This application has no model '${nameOrId}'.`);
+    return model;
+  }
+
+  async #guard<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.options.savepoints) return work();
+    await sql`savepoint effect_call`.execute(this.trx);
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      await sql`rollback to savepoint effect_call`.execute(this.trx);
+      await sql`release savepoint effect_call`.execute(this.trx);
+      throw error;
+    }
+    await sql`release savepoint effect_call`.execute(this.trx);
+    return result;
+  }
+}
+
+/** update/delete answer 404 for a record the caller may not reach; the port says null. */
+async function missingAsNull<T>(work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof Problem && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** Relationships as ids: an embedded record becomes its id, a list of them a list of ids. */
+export function flatten(model: CompiledModel, record: JsonRecord): DataRecord {
+  const out: DataRecord = { ...record };
+  for (const field of model.fields) {
+    if (!field.relation || !(field.name in out)) continue;
+    const value = out[field.name];
+    out[field.name] = Array.isArray(value) ? value.map(idOf) : idOf(value);
+  }
+  return out;
+}
+
+function idOf(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : value;
+}

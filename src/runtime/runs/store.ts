@@ -1,0 +1,121 @@
+// Stored action runs (appbuilder.runs): written once when a run ends, listed per application.
+import { sql } from 'kysely';
+import type { Db, Executor } from '../../storage/db.ts';
+import { jsonb, toIso } from '../../storage/sql.ts';
+import type { JsonValue } from '../../expressions/index.ts';
+import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
+
+export type RunStatus = 'succeeded' | 'failed';
+
+/** What started a run and what it was given (request headers that carry credentials left out). */
+export interface RunInputRecord {
+  initialState: Record<string, unknown>;
+  request?: Record<string, unknown>;
+  event?: Record<string, unknown>;
+  /** The end user's id, or null. */
+  authId: string | null;
+  caller: 'anonymous' | 'user' | 'admin' | 'system';
+}
+
+/** One run as the management API shows it. */
+export interface Run {
+  id: string;
+  applicationId: string;
+  serverVersion: string;
+  triggerId: string | null;
+  actionId: string;
+  status: RunStatus;
+  input: RunInputRecord;
+  steps: StepRecord[];
+  result: JsonValue;
+  response?: HttpResponse;
+  error?: RunError;
+  startedAt: string;
+  completedAt: string;
+  durationMs: number;
+}
+
+export interface RunFilter {
+  triggerId?: string;
+  actionId?: string;
+  status?: RunStatus;
+  limit: number;
+  offset: number;
+}
+
+interface RunRow {
+  id: string;
+  application_id: string;
+  server_version: string;
+  trigger_id: string | null;
+  action_id: string;
+  status: RunStatus;
+  input: unknown;
+  steps: unknown;
+  result: unknown;
+  response: unknown;
+  error: unknown;
+  started_at: Date | string;
+  completed_at: Date | string;
+  duration_ms: number | string;
+}
+
+const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+
+function toRun(row: RunRow): Run {
+  const response = parsed<HttpResponse | null>(row.response);
+  const error = parsed<RunError | null>(row.error);
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    serverVersion: row.server_version,
+    triggerId: row.trigger_id,
+    actionId: row.action_id,
+    status: row.status,
+    input: parsed<RunInputRecord>(row.input),
+    steps: parsed<StepRecord[]>(row.steps),
+    result: parsed<JsonValue>(row.result) ?? null,
+    ...(response ? { response } : {}),
+    ...(error ? { error } : {}),
+    startedAt: toIso(row.started_at)!,
+    completedAt: toIso(row.completed_at)!,
+    durationMs: Number(row.duration_ms),
+  };
+}
+
+export class RunStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(run: Run, executor: Executor = this.db.kysely): Promise<void> {
+    await sql`insert into appbuilder.runs
+      (id, application_id, server_version, trigger_id, action_id, status, input, steps, result, response, error, started_at, completed_at, duration_ms)
+      values (${run.id}, ${run.applicationId}, ${run.serverVersion}, ${run.triggerId}, ${run.actionId}, ${run.status},
+        ${jsonb(run.input)}, ${jsonb(run.steps)}, ${jsonb(run.result)}, ${run.response ? jsonb(run.response) : null},
+        ${run.error ? jsonb(run.error) : null}, ${run.startedAt}, ${run.completedAt}, ${run.durationMs})`.execute(executor);
+  }
+
+  /** Newest first. */
+  async list(applicationId: string, filter: RunFilter): Promise<{ items: Run[]; total: number }> {
+    const conditions = [sql`application_id = ${applicationId}`];
+    if (filter.triggerId !== undefined) conditions.push(sql`trigger_id = ${filter.triggerId}`);
+    if (filter.actionId !== undefined) conditions.push(sql`action_id = ${filter.actionId}`);
+    if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`);
+    const where = sql.join(conditions, sql` and `);
+    const [rows, count] = await Promise.all([
+      sql<RunRow>`select * from appbuilder.runs where ${where} order by id desc limit ${filter.limit} offset ${filter.offset}`.execute(this.db.kysely),
+      sql<{ total: number }>`select count(*)::int as total from appbuilder.runs where ${where}`.execute(this.db.kysely),
+    ]);
+    return { items: rows.rows.map(toRun), total: Number(count.rows[0]?.total ?? 0) };
+  }
+
+  async get(applicationId: string, runId: string): Promise<Run | undefined> {
+    const rows = await sql<RunRow>`select * from appbuilder.runs where application_id = ${applicationId} and id = ${runId}`.execute(this.db.kysely);
+    return rows.rows[0] && toRun(rows.rows[0]);
+  }
+
+  /** Deletes runs that started before `cutoff`; returns how many. */
+  async deleteStartedBefore(cutoff: Date): Promise<number> {
+    const result = await sql`delete from appbuilder.runs where started_at < ${cutoff.toISOString()}`.execute(this.db.kysely);
+    return Number(result.numAffectedRows ?? 0);
+  }
+}
