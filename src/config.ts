@@ -12,6 +12,8 @@ export interface Config {
   projectsPath: string;
   appsPath: string;
   publicUrl: string | null;
+  /** How long a frontend bundle download waits for its build before answering 202 (0: never waits). */
+  bundleWaitSeconds: number;
   bodyLimitBytes: number;
   tokenTtlSeconds: number;
   tokenRateLimitPerMinute: number;
@@ -42,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     projectsPath: trimPath(env.APPBUILDER_PROJECTS_PATH ?? '/v1'),
     appsPath: trimPath(env.APPBUILDER_APPS_PATH ?? '/apps'),
     publicUrl: env.APPBUILDER_PUBLIC_URL ?? null,
+    bundleWaitSeconds: intFrom(env.APPBUILDER_BUNDLE_WAIT, 30),
     bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),

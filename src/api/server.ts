@@ -110,7 +110,14 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     sectionRoutes,
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
-    (s: Services) => frontendRoutes({ prompts: s.integrationPrompts, bundles: s.frontendBundles, appsPath: s.config.appsPath, publicUrl: s.config.publicUrl }),
+    (s: Services) =>
+      frontendRoutes({
+        prompts: s.integrationPrompts,
+        bundles: s.frontendBundles,
+        appsPath: s.config.appsPath,
+        publicUrl: s.config.publicUrl,
+        bundleWaitMs: s.config.bundleWaitSeconds * 1000,
+      }),
   ];
   if (config.projectsPath === config.basePath) {
     await management(app, config.basePath, [...applicationGroups, projectRoutes]);

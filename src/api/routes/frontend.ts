@@ -14,7 +14,7 @@ export interface FrontendRouteOptions {
   appsPath: string;
   /** `config.publicUrl`; when null the origin is taken from the request (protocol + Host). */
   publicUrl: string | null;
-  /** How long a download waits for a bundle being built before answering 202 (default 30 s). */
+  /** How long a download waits for a bundle being built before answering 202 (default 30 s; 0 answers 202 at once). */
   bundleWaitMs?: number;
   /** The `Retry-After` of a 202 (default 5 s). */
   retryAfterSeconds?: number;
@@ -99,7 +99,7 @@ export function frontendRoutes(options: FrontendRouteOptions): FastifyPluginAsyn
         const { applicationId } = request.params;
         const customerId = request.principal.customerId;
         const found = await options.bundles.request(customerId, applicationId, appUrl(request, applicationId));
-        const bundle = found.state === 'ready' ? found.bundle : await options.bundles.waitFor(found, waitMs);
+        const bundle = found.state === 'ready' ? found.bundle : waitMs > 0 ? await options.bundles.waitFor(found, waitMs) : null;
         if (!bundle) {
           const pending = found as Extract<typeof found, { state: 'pending' }>;
           return reply
