@@ -38,6 +38,8 @@ export class TransactionData implements DataPort {
 
   find(model: string, options: FindOptions): Promise<DataRecord[]> {
     const m = this.#model(model);
+    // The catalogue allows limit 0 (nothing wanted); the list query starts at 1.
+    if (options.limit === 0) return Promise.resolve([]);
     return this.#guard(async () => {
       const page = await listRecords(this.trx, this.app, m, {
         ctx: this.#readContext(),

@@ -60,7 +60,8 @@ interface RunRow {
   duration_ms: number | string;
 }
 
-const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+/** Both drivers hand jsonb back parsed (a JSON string result stays a string). */
+const parsed = <T>(value: unknown): T => value as T;
 
 function toRun(row: RunRow): Run {
   const response = parsed<HttpResponse | null>(row.response);
