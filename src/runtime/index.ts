@@ -7,6 +7,7 @@ import { AfterCommit } from './http/after-commit.ts';
 import { generatedAppsPlugin } from './http/plugin.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
+import { docsRoutes } from './http/docs-routes.ts';
 import { ActionRunner, type EventRunner } from './runs/runner.ts';
 import { RunStore } from './runs/store.ts';
 
@@ -38,7 +39,7 @@ export async function createRuntime(db: Db, options: { builderCustomer(request: 
         registry,
         auth,
         builderCustomer: options.builderCustomer,
-        sources: [resourceRoutes(db, afterCommit), authRoutes(auth)],
+        sources: [resourceRoutes(db, afterCommit), authRoutes(auth), docsRoutes(appsPath)],
       }),
   };
 }

@@ -1,0 +1,136 @@
+/**
+ * JSON Schemas (OpenAPI 3.1 dialect, i.e. JSON Schema 2020-12) of one served version's
+ * records: the primitive types of DESIGN §3 as their JSON values, and per model the
+ * shapes the generated API reads and writes (DESIGN §6):
+ * - `{Model}`: a record as listed or read, relationships expanded one level (an object,
+ *   or its id when the caller may not read it);
+ * - `{Model}Embedded`: a record inside another one, relationships as ids;
+ * - `{Model}Create` / `{Model}Update`: a write body, relationships as ids;
+ * - `{Model}Page`: a list page `{items, total, offset}`.
+ */
+import type { PrimitiveType } from '../../definition/schema.ts';
+import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+const UUID: JsonSchema = { type: 'string', format: 'uuid' };
+
+/** The JSON value of each primitive type, as reads answer it and writes take it. */
+export const PRIMITIVE_SCHEMAS: Readonly<Record<PrimitiveType, JsonSchema>> = {
+  p_TEXT: { type: 'string' },
+  p_NUMBER: { type: 'number' },
+  p_BOOLEAN: { type: 'boolean' },
+  p_DATE: { type: 'string', format: 'date' },
+  p_DATE_TIME: { type: 'string', format: 'date-time' },
+  p_TIME: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d+)?)?$', description: 'HH:MM or HH:MM:SS' },
+  p_STAR_RATING: { type: 'integer', minimum: 0, maximum: 5 },
+  p_LINK: { type: 'string', format: 'uri', description: 'An http(s) URL.' },
+  p_IMAGE: { type: 'string', description: 'An http(s) URL or a storage key.' },
+  p_VIDEO: { type: 'string', description: 'An http(s) URL or a storage key.' },
+  p_FILE: { type: 'string', description: 'An http(s) URL or a storage key.' },
+  p_PHONE_NUMBER: { type: 'string', pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550123.' },
+  p_ADDRESS: { type: 'object', additionalProperties: true },
+  p_CURRENCY_AMOUNT: {
+    type: 'object',
+    properties: { amount: { type: 'number' }, currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.' } },
+    required: ['amount', 'currency'],
+  },
+};
+
+/** A name safe for component keys and operation ids (`[A-Za-z0-9_]`). */
+export function safeName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  return cleaned === '' ? 'Model' : cleaned;
+}
+
+export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** Adds `null` to what a schema accepts (3.1 style, no `nullable`). */
+function orNull(schema: JsonSchema): JsonSchema {
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** How one related record appears: its id, or (expanded) the record itself. */
+type RelationForm = 'id' | 'expanded';
+
+function scalarSchema(app: CompiledApp, field: CompiledField, relationForm: RelationForm): JsonSchema {
+  if (field.relation) {
+    const target = app.modelsById.get(field.relation.targetModelId);
+    if (relationForm === 'id' || !target) return { ...UUID, description: `The id of a ${target?.name ?? 'record'}.` };
+    return { anyOf: [schemaRef(`${safeName(target.name)}Embedded`), { ...UUID, description: `The id of a ${target.name} the caller may not read.` }] };
+  }
+  const base = PRIMITIVE_SCHEMAS[field.to as PrimitiveType] ?? {};
+  return field.enum ? { ...base, enum: field.enum } : { ...base };
+}
+
+function describe(field: CompiledField): string | undefined {
+  const notes: string[] = [];
+  if (field.relation) notes.push(field.many ? 'To-many relationship.' : 'To-one relationship.');
+  if (field.computed !== undefined) notes.push(`Computed (read-only): \`${field.computed}\`.`);
+  if (field.accessControl.rules.length > 0) notes.push('Field access rules apply: the field may be hidden on read and refused on write.');
+  return notes.length > 0 ? notes.join(' ') : undefined;
+}
+
+/** The schema of one field's value, as read (`relationForm` picks ids or objects) or written (ids). */
+export function fieldSchema(app: CompiledApp, field: CompiledField, relationForm: RelationForm, forWrite: boolean): JsonSchema {
+  let schema: JsonSchema;
+  if (field.computed !== undefined) {
+    schema = { readOnly: true };
+  } else if (field.many) {
+    schema = { type: 'array', items: scalarSchema(app, field, relationForm) };
+    if (field.min > 0) schema.minItems = field.min;
+    if (field.max !== null) schema.maxItems = field.max;
+  } else {
+    schema = scalarSchema(app, field, relationForm);
+    // An optional to-one value is null when unset; on write null clears it.
+    if (!field.required) schema = orNull(schema);
+  }
+  const description = describe(field);
+  if (description) schema.description = description;
+  if (field.defaultValue !== undefined && forWrite) schema.default = field.defaultValue;
+  return schema;
+}
+
+function readSchema(app: CompiledApp, model: CompiledModel, relationForm: RelationForm): JsonSchema {
+  const properties: Record<string, JsonSchema> = { id: { ...UUID, readOnly: true } };
+  const required = ['id'];
+  for (const field of model.fields) {
+    properties[field.name] = fieldSchema(app, field, relationForm, false);
+    // A field under field rules may be left out for some callers.
+    if (field.accessControl.rules.length === 0) required.push(field.name);
+  }
+  return { type: 'object', properties, required, title: model.name };
+}
+
+function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'update'): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of model.fields) {
+    if (field.computed !== undefined) continue;
+    properties[field.name] = fieldSchema(app, field, 'id', true);
+    if (mode === 'create' && field.required && field.defaultValue === undefined) required.push(field.name);
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
+/** Every component schema of the app's models, keyed by component name. */
+export function modelSchemas(app: CompiledApp): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {};
+  for (const model of app.models) {
+    const name = safeName(model.name);
+    schemas[name] = readSchema(app, model, 'expanded');
+    schemas[`${name}Embedded`] = readSchema(app, model, 'id');
+    schemas[`${name}Create`] = writeSchema(app, model, 'create');
+    schemas[`${name}Update`] = writeSchema(app, model, 'update');
+    schemas[`${name}Page`] = {
+      type: 'object',
+      properties: {
+        items: { type: 'array', items: schemaRef(name) },
+        total: { type: 'integer', minimum: 0, description: 'How many records match (under the access rules and the filter).' },
+        offset: { type: 'integer', minimum: 0 },
+      },
+      required: ['items', 'total', 'offset'],
+    };
+  }
+  return schemas;
+}

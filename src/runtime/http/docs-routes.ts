@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { CompiledApp } from '../compiled-app.ts';
+import { buildOpenApi } from '../docs/openapi.ts';
+import type { RouteSource } from './router.ts';
+import type { AppRoute } from './types.ts';
+
+/** The swagger-ui files the reference page loads: the ones @fastify/swagger-ui serves for /v1/docs, served by us (no CDN). */
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+const ASSET_DIR = join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static');
+const assetCache = new Map<string, Promise<string>>();
+
+function asset(name: string): Promise<string> {
+  let text = assetCache.get(name);
+  if (!text) {
+    text = readFile(join(ASSET_DIR, name), 'utf8');
+    assetCache.set(name, text);
+    text.catch(() => assetCache.delete(name));
+  }
+  return text;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+
+function page(title: string, prefix: string): string {
+  const at = (path: string) => escapeHtml(`${prefix}${path}`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} — API reference</title>
+<link rel="stylesheet" href="${at('/docs/assets/swagger-ui.css')}">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${at('/docs/assets/swagger-ui-bundle.js')}"></script>
+<script src="${at('/docs/init.js')}"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * `GET /openapi.json` (the version's OpenAPI 3.1 document) and `GET /docs` (its reference
+ * page, with the swagger-ui assets under `/docs/assets/`). The page is left out when
+ * the app itself serves `GET /docs` (a model whose resource is `docs`, or a trigger).
+ */
+export function docsRoutes(appsPath: string): RouteSource {
+  const documents = new WeakMap<CompiledApp, string>();
+  return (app) => {
+    const prefix = `${appsPath}/${app.applicationId}/api/v${app.serverVersion}`;
+    const document = () => {
+      let text = documents.get(app);
+      if (text === undefined) {
+        text = JSON.stringify(buildOpenApi(app, { serverUrl: prefix }));
+        documents.set(app, text);
+      }
+      return text;
+    };
+    const routes: AppRoute[] = [{ method: 'GET', path: '/openapi.json', handler: async () => ({ status: 200, json: document() }) }];
+    const taken = app.modelsByResource.has('docs') || app.definition.triggers.some((t) => t.trigger.type === 'http' && t.trigger.method === 'GET' && /^\/docs(\/|$)/.test(t.trigger.path));
+    if (taken) return routes;
+    const title = app.definition.appOverview?.name ?? app.definition.appId;
+    routes.push(
+      {
+        method: 'GET',
+        path: '/docs',
+        handler: async () => ({ status: 200, body: page(title, prefix), headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP } }),
+      },
+      {
+        method: 'GET',
+        path: '/docs/init.js',
+        handler: async () => ({
+          status: 200,
+          body: `window.onload = function () {\n  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });\n};\n`,
+          headers: { 'content-type': 'text/javascript; charset=utf-8' },
+        }),
+      },
+      ...Object.entries(ASSETS).map(
+        ([name, type]): AppRoute => ({
+          method: 'GET',
+          path: `/docs/assets/${name}`,
+          handler: async () => ({ status: 200, body: await asset(name), headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } }),
+        }),
+      ),
+    );
+    return routes;
+  };
+}

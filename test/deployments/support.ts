@@ -1,0 +1,44 @@
+/**
+ * Steps shared by the deployment tests over the real server: publish a version and
+ * wait for its `deployment` job, and address the served version.
+ */
+import type { TestPlatform } from '../support/platform.ts';
+import type { AppReply, Tenant } from '../support/tenant.ts';
+
+export interface JobSummary {
+  id: string;
+  jobType: string;
+  status: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `{appsPath}/{applicationId}/api/v{serverVersion}`. */
+export const versionPath = (t: TestPlatform, applicationId: string, serverVersion: string): string =>
+  `${t.config.appsPath}/${applicationId}/api/v${serverVersion}`;
+
+/** Polls spec endpoint 6 until the job has settled; returns its summary. */
+export async function waitForJob(tenant: Tenant, applicationId: string, jobId: string, timeoutMs = 60_000): Promise<JobSummary> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await tenant.api.get<{ jobs: JobSummary[] }>(`/v1/applications/${applicationId}/status`);
+    const job = reply.body.jobs?.find((j) => j.id === jobId);
+    if (job && ['succeeded', 'failed', 'cancelled'].includes(job.status)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} has not settled after ${timeoutMs} ms: ${reply.text}`);
+    await sleep(100);
+  }
+}
+
+/** Publishes `serverVersion` (default: the current one) and waits for its deployment job to succeed. */
+export async function publishAndWait(tenant: Tenant, applicationId: string, serverVersion?: string): Promise<AppReply> {
+  const reply = await tenant.api.post<AppReply>(`/v1/applications/${applicationId}/publish`, serverVersion ? { serverVersion } : {});
+  if (reply.status !== 202) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
+  // Jobs are listed newest first.
+  const job = reply.body.status.jobs.find((j) => j.jobType === 'deployment')!;
+  const done = await waitForJob(tenant, applicationId, job.id);
+  if (done.status !== 'succeeded') {
+    const app = await tenant.api.get(`/v1/applications/${applicationId}`);
+    throw new Error(`the deployment job ${done.status}: ${app.text}`);
+  }
+  return (await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`)).body;
+}
