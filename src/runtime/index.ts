@@ -10,6 +10,7 @@ import { authRoutes } from './http/auth-routes.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { ActionRunner, type EventRunner } from './runs/runner.ts';
 import { RunStore } from './runs/store.ts';
+import { triggerRoutes } from './runs/http-triggers.ts';
 
 export type { EventRunner, TriggerEvent } from './runs/runner.ts';
 
@@ -39,7 +40,7 @@ export async function createRuntime(db: Db, options: { builderCustomer(request: 
         registry,
         auth,
         builderCustomer: options.builderCustomer,
-        sources: [resourceRoutes(db, afterCommit), authRoutes(auth), docsRoutes(appsPath)],
+        sources: [resourceRoutes(db, afterCommit), authRoutes(auth), docsRoutes(appsPath), triggerRoutes(runner)],
       }),
   };
 }

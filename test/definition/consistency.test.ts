@@ -246,6 +246,14 @@ describe('triggers', () => {
     expectProblem(clash('POST', '/auth/login'), '/triggers/0/trigger/path', /generated/);
     expect(problemsAfter(clash('POST', '/toDos/:todoId'))).toEqual([]);
   });
+  it('a trigger with matchSelectors may share a generated route (it takes only what it selects)', () => {
+    const selective = (d: AppDefinition) => {
+      if (d.triggers[0].trigger.type === 'http') {
+        Object.assign(d.triggers[0].trigger, { method: 'PATCH', path: '/toDos/:todoId', matchSelectors: ["request.query.mode == 'complete'"] });
+      }
+    };
+    expect(problemsAfter(selective)).toEqual([]);
+  });
   it('a schedule trigger needs a cron', () => {
     expectProblem(
       (d) => d.triggers[1].trigger.type === 'event' && (d.triggers[1].trigger.eventName = 'schedule'),

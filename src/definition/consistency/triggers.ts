@@ -23,6 +23,8 @@ export function generatedRoutes(def: AppDefinition): Set<string> {
   return routes;
 }
 
+const selected = (h: HttpTrigger): boolean => (h.matchSelectors?.length ?? 0) > 0;
+
 export function checkTriggers(def: AppDefinition): ProblemDetail[] {
   const problems: ProblemDetail[] = [];
   const triggers = def.triggers;
@@ -55,8 +57,12 @@ export function checkTriggers(def: AppDefinition): ProblemDetail[] {
       problems.push({ path: at, message: `The path parameter ':${params[index]}' appears twice.` });
     }
     const key = `${trigger.method} ${normalisePath(trigger.path)}`;
-    if (generated.has(key)) {
-      problems.push({ path: at, message: `${trigger.method} ${trigger.path} clashes with a route the generated API serves itself.` });
+    // With matchSelectors a trigger takes the requests it selects; the generated route the rest.
+    if (generated.has(key) && !selected(trigger)) {
+      problems.push({
+        path: at,
+        message: `${trigger.method} ${trigger.path} clashes with a route the generated API serves itself; add matchSelectors to take only some of its requests.`,
+      });
       return;
     }
     const earlier = routes.get(key);
@@ -64,7 +70,6 @@ export function checkTriggers(def: AppDefinition): ProblemDetail[] {
       routes.set(key, { index: i, trigger });
       return;
     }
-    const selected = (h: HttpTrigger) => (h.matchSelectors?.length ?? 0) > 0;
     if (!selected(trigger) || !selected(earlier.trigger)) {
       problems.push({
         path: at,

@@ -29,4 +29,9 @@ export interface AppRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   handler: AppHandler;
+  /**
+   * A route that answers only the requests it selects (an HTTP trigger's matchSelectors). Routes
+   * sharing a method and path are tried in order; the one without `select` answers the rest.
+   */
+  select?: (request: AppRequest) => boolean;
 }
