@@ -40,7 +40,7 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
           operationId: 'listApplications',
           summary: 'List applications, optionally of one project',
           querystring: Type.Composite([PageQuery, Type.Object({ projectId: Type.Optional(Uuid) })]),
-          response: { 200: ListEnvelope(ApplicationSchema), ...problemResponses() },
+          response: { 200: ListEnvelope(ApplicationSchema), ...problemResponses(404) },
         },
       },
       async (request) => {

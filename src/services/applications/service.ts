@@ -64,9 +64,19 @@ export class ApplicationService {
     return toApplication(row, await this.status(id));
   }
 
+  /** The customer's applications; filtered by a project that is not the customer's: 404, as for any other use of it. */
   async list(customerId: string, projectId: string | undefined, limit: number, offset: number): Promise<Page<Application>> {
     let base = this.db.kysely.selectFrom('appbuilder.applications').where('customer_id', '=', customerId);
-    if (projectId) base = base.where('project_id', '=', projectId);
+    if (projectId) {
+      const project = await this.db.kysely
+        .selectFrom('appbuilder.projects')
+        .select('id')
+        .where('id', '=', projectId)
+        .where('customer_id', '=', customerId)
+        .executeTakeFirst();
+      if (!project) throw notFound(`Project ${projectId} was not found.`, '/projectId');
+      base = base.where('project_id', '=', projectId);
+    }
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
