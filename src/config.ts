@@ -14,6 +14,8 @@ export interface Config {
   publicUrl: string | null;
   /** How long a frontend bundle download waits for its build before answering 202 (0: never waits). */
   bundleWaitSeconds: number;
+  /** How often schedule triggers are checked for a due tick, seconds (1–45); ticks stay one a minute at most. */
+  scheduleCheckSeconds: number;
   bodyLimitBytes: number;
   tokenTtlSeconds: number;
   tokenRateLimitPerMinute: number;
@@ -45,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     appsPath: trimPath(env.APPBUILDER_APPS_PATH ?? '/apps'),
     publicUrl: env.APPBUILDER_PUBLIC_URL ?? null,
     bundleWaitSeconds: intFrom(env.APPBUILDER_BUNDLE_WAIT, 30),
+    scheduleCheckSeconds: Math.min(45, Math.max(1, intFrom(env.APPBUILDER_SCHEDULE_CHECK, 30))),
     bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),

@@ -10,6 +10,7 @@ import { JobQueue, type JobQueueOptions } from './jobs/queue.ts';
 import { JobStore } from './jobs/store.ts';
 import { registerJobHandlers } from './services/job-handlers.ts';
 import { createRuntime } from './runtime/index.ts';
+import { startEvents, type EventsOptions } from './runtime/events/index.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
 export interface Platform {
@@ -43,6 +44,8 @@ export interface PlatformOptions {
   role?: Role;
   /** Queue timing (tests shorten it). */
   queue?: Partial<JobQueueOptions>;
+  /** Event dispatch timing (tests shorten it). */
+  events?: Pick<EventsOptions, 'pollSeconds' | 'reconcileSeconds' | 'retryDelaySeconds'>;
 }
 
 export async function startPlatform(config: Config, options: PlatformOptions = {}): Promise<Platform> {
@@ -52,7 +55,9 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     await migrateControlPlane(db);
     const role = options.role ?? 'all';
     const jobs = new JobStore(db);
-    const queue = await JobQueue.start(db, jobs, { work: role === 'all' || role === 'worker', ...options.queue });
+    const work = role === 'all' || role === 'worker';
+    const cron = { cronMonitorIntervalSeconds: config.scheduleCheckSeconds, cronWorkerIntervalSeconds: Math.min(5, config.scheduleCheckSeconds) };
+    const queue = await JobQueue.start(db, jobs, { work, ...cron, ...options.queue });
     // Builders calling an app with management credentials act as its administrator.
     const runtime = await createRuntime(db, {
       builderCustomer: async (request) => {
@@ -62,15 +67,23 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       },
     });
     const services = await createServices(db, config, { dropApplicationData, jobs, queue, registry: runtime.registry });
-    await registerJobHandlers(services);
     await bootstrapFirstClient(services);
     const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
+    const { registry, afterCommit, runner } = runtime;
+    const events = await startEvents({ db, queue, registry, afterCommit, runner, work, logger: server.log, ...options.events });
+    // Publishing and unpublishing move the application's schedules to the version handling events.
+    services.deployments.onServedChange((applicationId) =>
+      events.schedules.sync(applicationId).catch((error: unknown) => server.log.error({ err: error, applicationId }, 'could not sync schedules')),
+    );
+    // Last, so that a deployment job taken at once already moves the schedules.
+    await registerJobHandlers(services);
     return {
       db,
       services,
       server,
       close: async () => {
         await server.close();
+        await events.stop();
         await queue.stop();
         if (!options.db) await db.close();
         opened.release();

@@ -1,12 +1,15 @@
 import { loadConfig } from '../config.ts';
-import { startPlatform } from '../platform.ts';
+import { startPlatform, type Role } from '../platform.ts';
+
+const ROLES: readonly Role[] = ['all', 'api', 'runtime', 'worker'];
 
 export async function serveCommand(options: { port?: number; host?: string; role: string }): Promise<void> {
   const config = loadConfig(process.env, {
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host ? { host: options.host } : {}),
   });
-  const platform = await startPlatform(config, { logger: { level: config.logLevel } });
+  if (!ROLES.includes(options.role as Role)) throw new Error(`--role is one of ${ROLES.join(', ')}, not '${options.role}'.`);
+  const platform = await startPlatform(config, { logger: { level: config.logLevel }, role: options.role as Role });
   const address = await platform.server.listen({ port: config.port, host: config.host });
   const base = (config.publicUrl ?? address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost')).replace(/\/$/, '');
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite at ${config.dataDir}`;

@@ -9,6 +9,10 @@ export interface BossTiming {
   superviseIntervalSeconds?: number;
   /** How often each queue is checked for expired jobs within a supervise pass. */
   monitorIntervalSeconds?: number;
+  /** How often schedules are checked for a due tick (pg-boss 1–45, default 30); a tick is still one per minute at most. */
+  cronMonitorIntervalSeconds?: number;
+  /** How often a due tick is turned into its job (pg-boss 1–45, default 5). */
+  cronWorkerIntervalSeconds?: number;
 }
 
 export interface BossOptions extends BossTiming {
@@ -32,6 +36,8 @@ export function createBoss(db: Db, options: BossOptions = {}): PgBoss {
     schedule: options.schedule ?? true,
     ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds } : {}),
     ...(options.monitorIntervalSeconds ? { monitorIntervalSeconds: options.monitorIntervalSeconds } : {}),
+    ...(options.cronMonitorIntervalSeconds ? { cronMonitorIntervalSeconds: options.cronMonitorIntervalSeconds } : {}),
+    ...(options.cronWorkerIntervalSeconds ? { cronWorkerIntervalSeconds: options.cronWorkerIntervalSeconds } : {}),
   };
   if (db.pglite) {
     return new PgBoss({ ...common, db: fromPglite(db.pglite), backend: 'pglite' });

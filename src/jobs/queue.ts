@@ -38,6 +38,16 @@ export interface WorkContext {
   /** 1 for the first attempt. */
   attempt: number;
   signal: AbortSignal;
+  /** When the job was sent (for a scheduled job: when its tick fired). */
+  createdOn: Date;
+}
+
+/** A cron schedule as stored: one per (queue name, key). */
+export interface StoredSchedule {
+  key: string;
+  cron: string;
+  timezone: string;
+  data: Record<string, unknown>;
 }
 
 const silentLogger: JobLogger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -78,18 +88,7 @@ export class JobQueue {
 
   /** Declares a job type: its queue options, and (when this process works) its handler. */
   async register(jobType: JobType, handler: JobHandler, options: RegisterOptions = {}): Promise<void> {
-    const queueOptions = {
-      retryLimit: options.retryLimit ?? 2,
-      retryDelay: options.retryDelaySeconds ?? 5,
-      retryBackoff: true,
-      ...(options.retryDelayMaxSeconds !== undefined ? { retryDelayMax: options.retryDelayMaxSeconds } : {}),
-      expireInSeconds: options.expireInSeconds ?? 900,
-      ...(options.heartbeatSeconds !== undefined ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
-    };
-    // createQueue leaves an existing queue as it is, so the options are applied again.
-    await this.boss.createQueue(jobType, queueOptions);
-    await this.boss.updateQueue(jobType, queueOptions);
-    this.queues.add(jobType);
+    await this.defineQueue(jobType, options);
     if (!this.options.work) return;
     await this.boss.work(
       jobType,
@@ -112,28 +111,65 @@ export class JobQueue {
     return { ...job, implementationJobId: job.id };
   }
 
-  /** Runs `name` on `cron` (evaluated in `tz`, default UTC), sending `data` to the queue `name`. */
-  async schedule(name: string, cron: string, data: Record<string, unknown> = {}, options: { tz?: string } = {}): Promise<void> {
+  /**
+   * Runs `name` on `cron` (evaluated in `tz`, default UTC), sending `data` to the queue `name`.
+   * One schedule per (name, `key`); scheduling the same pair again replaces it. pg-boss sends
+   * one job per tick however many processes run schedules (one claim per pass, one job per slot).
+   */
+  async schedule(name: string, cron: string, data: Record<string, unknown> = {}, options: { tz?: string; key?: string } = {}): Promise<void> {
     await this.ensureQueue(name);
-    await this.boss.schedule(name, cron, data, options.tz ? { tz: options.tz } : {});
+    await this.boss.schedule(name, cron, data, { ...(options.tz ? { tz: options.tz } : {}), ...(options.key ? { key: options.key } : {}) });
   }
 
-  async unschedule(name: string): Promise<void> {
-    await this.boss.unschedule(name);
+  async unschedule(name: string, key?: string): Promise<void> {
+    await this.boss.unschedule(name, key);
   }
 
-  /** Sends plain data to a queue of `work()` (no job row), e.g. an event for triggers. */
-  async send(queueName: string, data: Record<string, unknown>): Promise<string | null> {
+  /** The schedules sending to the queue `name`. */
+  async schedules(name: string): Promise<StoredSchedule[]> {
+    const rows = await this.boss.getSchedules(name);
+    return rows.map((row) => ({ key: row.key, cron: row.cron, timezone: row.timezone, data: (row.data ?? {}) as Record<string, unknown> }));
+  }
+
+  /**
+   * Sends plain data to a queue of `work()` (no job row), e.g. an event for triggers. With `id`
+   * (a uuid) a second send of the same id is dropped while pg-boss keeps the first job: null.
+   */
+  async send(queueName: string, data: Record<string, unknown>, options: { id?: string } = {}): Promise<string | null> {
     await this.ensureQueue(queueName);
-    return this.boss.send(queueName, data);
+    return this.boss.send(queueName, data, options.id ? { id: options.id } : {});
+  }
+
+  /** Declares a queue of `work()` with its retry and lease options (without it, pg-boss's defaults). */
+  async defineQueue(queueName: string, options: RegisterOptions = {}): Promise<void> {
+    const queueOptions = {
+      retryLimit: options.retryLimit ?? 2,
+      retryDelay: options.retryDelaySeconds ?? 5,
+      retryBackoff: true,
+      ...(options.retryDelayMaxSeconds !== undefined ? { retryDelayMax: options.retryDelayMaxSeconds } : {}),
+      expireInSeconds: options.expireInSeconds ?? 900,
+      ...(options.heartbeatSeconds !== undefined ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+    };
+    // createQueue leaves an existing queue as it is, so the options are applied again.
+    await this.boss.createQueue(queueName, queueOptions);
+    await this.boss.updateQueue(queueName, queueOptions);
+    this.queues.add(queueName);
   }
 
   /** A worker over a queue without job rows; a throw fails the attempt and pg-boss retries it. */
-  async work<T extends object>(queueName: string, handler: (data: T, ctx: WorkContext) => Promise<void>): Promise<void> {
+  async work<T extends object>(
+    queueName: string,
+    handler: (data: T, ctx: WorkContext) => Promise<void>,
+    options: { concurrency?: number } = {},
+  ): Promise<void> {
     await this.ensureQueue(queueName);
-    await this.boss.work<T>(queueName, { batchSize: 1, ...this.polling() }, async ([job]) => {
-      await handler(job.data, { id: job.id, attempt: job.retryCount + 1, signal: job.signal });
-    });
+    await this.boss.work(
+      queueName,
+      { includeMetadata: true, batchSize: 1, localConcurrency: options.concurrency ?? 1, ...this.polling() },
+      async ([job]: JobWithMetadata<T>[]) => {
+        await handler(job.data, { id: job.id, attempt: job.retryCount + 1, signal: job.signal, createdOn: job.createdOn });
+      },
+    );
   }
 
   /**

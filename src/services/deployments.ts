@@ -9,6 +9,7 @@ import { compileApp } from '../runtime/compiled-app.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { ensureRuntimeTables } from '../runtime/schema-extras.ts';
 import { planMigration, summarizeMigration } from '../compiler/schema/index.ts';
+import { purgeFields } from './purge.ts';
 import type { ApplicationService } from './applications/service.ts';
 import type { Application } from './applications/view.ts';
 
@@ -18,11 +19,21 @@ import type { Application } from './applications/view.ts';
  * stops serving one version or all of them.
  */
 export class DeploymentService {
+  private readonly servedListeners: Array<(applicationId: string) => Promise<void>> = [];
+
   constructor(
     private readonly db: Db,
     private readonly applications: ApplicationService,
     private readonly registry: DeploymentRegistry,
   ) {}
+
+  /**
+   * Called, and awaited, after a version starts or stops being served (the runtime moves the
+   * application's schedules there). A listener handles its own errors: the change has committed.
+   */
+  onServedChange(listener: (applicationId: string) => Promise<void>): void {
+    this.servedListeners.push(listener);
+  }
 
   async publish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application> {
     const row = await this.applications.findRow(this.db.kysely, customerId, applicationId);
@@ -57,7 +68,16 @@ export class DeploymentService {
         .where('id', '=', applicationId)
         .execute();
     });
-    this.registry.invalidate(applicationId);
+    await this.servedChanged(applicationId);
+    return this.applications.get(customerId, applicationId);
+  }
+
+  /** Drops the columns of removed fields that nothing uses any more, in one transaction (see `purge.ts`). */
+  async purge(customerId: string, applicationId: string, fieldIds: string[]): Promise<Application> {
+    await this.db.kysely.transaction().execute(async (trx) => {
+      const row = await this.applications.findRow(trx, customerId, applicationId, true);
+      await purgeFields(trx, applicationId, row.scode as unknown as AppDefinition, fieldIds);
+    });
     return this.applications.get(customerId, applicationId);
   }
 
@@ -100,8 +120,13 @@ export class DeploymentService {
       await trx.updateTable('appbuilder.applications').set({ is_active: true, last_published_at: new Date() }).where('id', '=', applicationId).execute();
       return lines;
     });
-    this.registry.invalidate(applicationId);
+    await this.servedChanged(applicationId);
     return { serverVersion, migration: summary };
+  }
+
+  private async servedChanged(applicationId: string): Promise<void> {
+    this.registry.invalidate(applicationId);
+    for (const listener of this.servedListeners) await listener(applicationId);
   }
 
   private async versionScode(applicationId: string, serverVersion: string): Promise<AppDefinition> {

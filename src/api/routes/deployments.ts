@@ -9,7 +9,16 @@ const VersionBody = Type.Object({
   serverVersion: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'Defaults to the current serverVersion (publish) or every served version (unpublish).' })),
 });
 
-/** The deployments group: publish (a `deployment` job) and unpublish. */
+const PurgeBody = Type.Object({
+  fieldIds: Type.Array(Type.String({ minLength: 1 }), {
+    minItems: 1,
+    maxItems: 1000,
+    uniqueItems: true,
+    description: 'Ids of fields (or models) removed from the definition whose columns (or tables) are to be dropped.',
+  }),
+});
+
+/** The deployments group: publish (a `deployment` job), unpublish, and purge. */
 export function deploymentRoutes(deployments: DeploymentService): FastifyPluginAsyncTypebox {
   return async (app) => {
     const common = { tags: ['deployments-assets'], security: MANAGEMENT_SECURITY };
@@ -45,6 +54,21 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
         },
       },
       async (request) => deployments.unpublish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion),
+    );
+
+    app.post(
+      '/applications/:applicationId/purge',
+      {
+        schema: {
+          ...common,
+          operationId: 'purgeApplicationFields',
+          summary: 'Drop the columns of removed fields that no served version and no current definition use (409 naming a field still in use)',
+          params: ApplicationParams,
+          body: PurgeBody,
+          response: { 200: ApplicationSchema, ...problemResponses(404, 409) },
+        },
+      },
+      async (request) => deployments.purge(request.principal.customerId, request.params.applicationId, request.body.fieldIds),
     );
   };
 }

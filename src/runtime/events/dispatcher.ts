@@ -1,0 +1,116 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/db.ts';
+import type { JobLogger, JobQueue } from '../../jobs/queue.ts';
+import type { DeploymentRegistry, ServedApp } from '../registry.ts';
+import { newestActiveVersions, triggersFor, uuidFrom } from './triggers.ts';
+
+/** The queue of deliveries: one job per (event, trigger it fires). */
+export const EVENT_QUEUE = 'app-event';
+
+/** What a delivery job carries; the event itself stays in the outbox row. */
+export interface DeliveryJob {
+  eventId: string;
+  applicationId: string;
+  /** The version that handled the application's events when the event was dispatched. */
+  serverVersion: string;
+  triggerId: string;
+}
+
+const BATCH = 100;
+
+/**
+ * Moves committed outbox rows (`appbuilder.events` with `dispatched_at` null) onto the queue.
+ * For each event it looks up the triggers it fires in the version that handles the
+ * application's events (its newest active deployment) and sends one job per trigger, its id
+ * fixed by (event, trigger); then it marks the rows dispatched. A crash between the two sends
+ * the rows again, and pg-boss keeps one job per id: delivery is at least once, never doubled
+ * by a resend. Events that fire no trigger are marked without a job.
+ */
+export class EventDispatcher {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly queue: JobQueue,
+    private readonly registry: DeploymentRegistry,
+    private readonly logger: JobLogger,
+  ) {}
+
+  /** Dispatches soon; calls while a pass runs fold into one more pass. Never throws. */
+  kick(): void {
+    void this.dispatch();
+  }
+
+  /** Dispatches every pending row; resolves when none is left (or a pass failed, logged). */
+  dispatch(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          while (!this.stopped && (await this.dispatchBatch()) === BATCH);
+        } while (this.again && !this.stopped);
+      } catch (error) {
+        this.logger.error({ err: error }, 'event dispatch failed; the poll tries again');
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  /** Stops taking kicks and waits for a pass under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  /** Forgets dispatched rows older than `days` (their deliveries are long settled). */
+  async purge(days: number): Promise<number> {
+    const result = await sql`delete from appbuilder.events where dispatched_at < now() - make_interval(days => ${days})`.execute(this.db.kysely);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  private async dispatchBatch(): Promise<number> {
+    const rows = await this.db.kysely
+      .selectFrom('appbuilder.events')
+      .select(['id', 'application_id', 'name', 'payload'])
+      .where('dispatched_at', 'is', null)
+      .orderBy('created_at')
+      .limit(BATCH)
+      .execute();
+    if (rows.length === 0) return 0;
+    const versions = await newestActiveVersions(
+      this.db,
+      rows.map((row) => row.application_id),
+    );
+    const served = new Map<string, ServedApp | null>();
+    for (const row of rows) {
+      const version = versions.get(row.application_id);
+      if (!version) continue;
+      if (!served.has(row.application_id)) served.set(row.application_id, await this.registry.resolve(row.application_id, version));
+      const app = served.get(row.application_id);
+      if (!app) continue;
+      for (const trigger of triggersFor(app.compiled.definition, { name: row.name, payload: row.payload })) {
+        const job: DeliveryJob = { eventId: row.id, applicationId: row.application_id, serverVersion: version, triggerId: trigger.trigger.id };
+        await this.queue.send(EVENT_QUEUE, { ...job }, { id: uuidFrom(row.id, trigger.trigger.id) });
+      }
+    }
+    await this.db.kysely
+      .updateTable('appbuilder.events')
+      .set({ dispatched_at: new Date() })
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .execute();
+    return rows.length;
+  }
+}
