@@ -46,7 +46,11 @@ function convert(value: unknown, depth: number, keepDates: boolean): unknown {
   const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
   for (const [k, v] of entries) {
     if (v === undefined) continue;
-    out[String(k)] = convert(v, depth + 1, keepDates);
+    const key = String(k);
+    const converted = convert(v, depth + 1, keepDates);
+    // A `__proto__` key (JSON input may carry one) stays data: assigning it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: converted, enumerable: true, writable: true, configurable: true });
+    else out[key] = converted;
   }
   // CEL `type(x)` values are objects too; they print as their name.
   if (entries.length === 0 && typeof (value as { toString?: unknown }).toString === 'function' && value.constructor?.name === 'Type') {

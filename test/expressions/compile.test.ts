@@ -108,6 +108,17 @@ describe('limits', () => {
     expect(checkExpression('   ', ctx('validation')).ok).toBe(false);
   });
 
+  it.each([
+    ['record.nope == 1', 'nope'],
+    ['auth != null && record.nope == 1', 'nope'],
+    ["record.status == 'open' && auth.nope == 1", 'nope'],
+  ])('reports the position of a type error: %s', (source, culprit) => {
+    const r = ok(source);
+    expect(r).toMatchObject({ ok: false, position: source.indexOf(culprit) });
+    if (!r.ok) expect(r.message).toBe(`No such key: ${culprit} (at position ${source.indexOf(culprit)})`);
+    expect(compile(source, todoRule)).toMatchObject({ ok: false, position: source.indexOf(culprit) });
+  });
+
   it('returns syntax errors as values with a position', () => {
     const r = ok('record.title ==');
     expect(r.ok).toBe(false);
