@@ -14,7 +14,7 @@ export function authRoutes(auth: EndUserAuth): RouteSource {
         path: '/auth/me',
         handler: async (request) => {
           if (request.caller.kind !== 'user') throw unauthorized('Log in first: send Authorization: Bearer <token>.');
-          return { status: 200, body: request.caller.user };
+          return { status: 200, body: await auth.profile(request.app, request.caller.user) };
         },
       },
     ];

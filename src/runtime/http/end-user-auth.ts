@@ -7,6 +7,9 @@ import { hashSecret, verifySecret } from '../../tools/secrets.ts';
 import type { AppKeys } from '../app-keys.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { createRecord } from '../writes/records.ts';
+import { checkFieldWrites } from '../writes/field-rules.ts';
+import type { JsonRecord } from '../data/read.ts';
+import { getOwnRecord } from '../data/own-record.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
 import { CREDENTIALS_TABLE } from '../schema-extras.ts';
 
@@ -15,7 +18,18 @@ const MIN_PASSWORD = 8;
 
 export interface Session {
   token: string;
-  user: PlainRecord;
+  user: JsonRecord;
+}
+
+/**
+ * Sign-up is anonymous and runs as the system, so it may not set relationships: those would link
+ * (or, stored on the other side, take over) records the new user has no right to.
+ */
+function refuseRelationships(model: CompiledModel, input: Record<string, unknown>): void {
+  const errors = model.fields
+    .filter((field) => field.relation && Object.hasOwn(input, field.name))
+    .map((field) => ({ path: `/${field.name}`, message: 'cannot be set at sign-up; set it once logged in' }));
+  if (errors.length > 0) throw unprocessable('Sign-up takes the user\'s own fields only.', errors);
 }
 
 function userModelOf(app: CompiledApp): CompiledModel {
@@ -41,6 +55,7 @@ export class EndUserAuth {
     const input = { ...(body as Record<string, unknown>) };
     const password = input.password;
     delete input.password;
+    refuseRelationships(model, input);
     if (typeof password !== 'string' || password.length < MIN_PASSWORD) {
       throw unprocessable('The password is too short.', [{ path: '/password', message: `needs at least ${MIN_PASSWORD} characters` }]);
     }
@@ -49,12 +64,14 @@ export class EndUserAuth {
     const user = await this.db.kysely.transaction().execute(async (trx) => {
       const taken = await sql`select 1 from ${ident(app.schema, model.table)} where lower(${ident(emailColumn(model))}) = ${input.email ?? ''}`.execute(trx);
       if (taken.rows.length > 0) throw conflict('This email is already registered.', [{ path: '/email', message: 'is already registered' }]);
-      // Sign-up runs as the system: the user cannot pass the model's rules before existing.
+      // Sign-up runs as the system: the user cannot pass the model's rules before existing. The
+      // field rules apply with the new user as `auth`: they write their own record.
       const created = await createRecord(trx, app, model, input, { kind: 'system' });
+      await checkFieldWrites(trx, app, model, { auth: created, operation: 'create', now: new Date() }, Object.keys(input), created.id);
       await sql`insert into ${ident(app.schema, CREDENTIALS_TABLE)} (user_id, password_hash) values (${created.id}, ${hash})`.execute(trx);
       return created;
     });
-    return { token: await this.issue(app, user.id), user };
+    return { token: await this.issue(app, user.id), user: await this.profile(app, user) };
   }
 
   async login(app: CompiledApp, body: unknown): Promise<Session> {
@@ -71,7 +88,12 @@ export class EndUserAuth {
     // One answer for an unknown email and a wrong password.
     if (!row || !(await verifySecret(password, row.password_hash))) throw unauthorized('The email or the password is not right.');
     const user = (await readPlainRecord(this.db.kysely, app, model, row.id))!;
-    return { token: await this.issue(app, row.id), user };
+    return { token: await this.issue(app, row.id), user: await this.profile(app, user) };
+  }
+
+  /** The end user's own record as they may read it: their field rules hide what they may not see. */
+  async profile(app: CompiledApp, user: PlainRecord): Promise<JsonRecord> {
+    return (await getOwnRecord(this.db, app, userModelOf(app), user)) ?? { id: user.id };
   }
 
   /** The end user a bearer token names, or null when the token is not this app's or the user is gone. */

@@ -1,0 +1,119 @@
+/**
+ * Driving a published application over real HTTP: publish (and wait for the deployment job),
+ * then call `{app_url}/api/v{version}/…` as an end user, anonymously or as the administrator.
+ */
+import type { TestPlatform } from '../support/platform.ts';
+import type { AppReply, Tenant } from '../support/tenant.ts';
+import { todoScode } from '../support/examples.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Job {
+  id: string;
+  jobType: string;
+  status: string;
+  errorMessage?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * The to-do example without its event trigger (the welcome to-do made on `User.created`), so
+ * that counts of rows are exact whenever events run: for tests of rules and writes, not actions.
+ */
+export function todoScodeWithoutEvents(): ReturnType<typeof todoScode> {
+  const scode = todoScode();
+  scode.triggers = (scode.triggers as Array<{ trigger: { type: string } }>).filter((t) => t.trigger.type !== 'event');
+  return scode;
+}
+
+/** Publishes `serverVersion` (or the current one) and waits until its deployment job succeeded. */
+export async function publish(tenant: Tenant, applicationId: string, serverVersion?: string): Promise<AppReply> {
+  const before = await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`);
+  const known = new Set(before.body.status.jobs.map((job) => job.id));
+  const reply = await tenant.api.post<AppReply>(`/v1/applications/${applicationId}/publish`, serverVersion ? { serverVersion } : {});
+  if (reply.status !== 202) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
+  const job = reply.body.status.jobs.find((j) => j.jobType === 'deployment' && !known.has(j.id));
+  if (!job) throw new Error('publish did not queue a deployment job');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const now = await tenant.api.get<Omit<AppReply, 'status'> & { status: { jobs: Job[] } }>(`/v1/applications/${applicationId}`);
+    const current = now.body.status.jobs.find((j) => j.id === job.id);
+    if (current?.status === 'succeeded') return now.body as unknown as AppReply;
+    if (current?.status === 'failed' || current?.status === 'cancelled') throw new Error(`deployment ${current.status}: ${current.errorMessage ?? ''}`);
+    if (Date.now() > deadline) throw new Error(`deployment still ${current?.status} after 60 s`);
+    await sleep(100);
+  }
+}
+
+/** Who calls: an end user's token, nobody, or the builder's management credentials (the app's administrator). */
+export type As = string | 'admin' | null;
+
+/** A record as the generated API answers it. */
+export type Rec = Record<string, unknown> & { id: string };
+
+/** A list answer. */
+export interface Page {
+  items: Rec[];
+  total: number;
+  offset: number;
+}
+
+/** A problem+json answer. */
+export interface ProblemBody {
+  status: number;
+  detail: string;
+  errors: Array<{ path: string; message: string }>;
+}
+
+export interface AppReplyOf<T = Rec> {
+  status: number;
+  body: T;
+  contentType: string;
+}
+
+/** One served version of one application. */
+export class ServedApi {
+  constructor(
+    private readonly t: TestPlatform,
+    private readonly tenant: Tenant,
+    readonly applicationId: string,
+    readonly serverVersion: string,
+  ) {}
+
+  get base(): string {
+    return `${this.t.baseUrl}${this.t.config.appsPath}/${this.applicationId}/api/v${this.serverVersion}`;
+  }
+
+  async call<T = Rec>(method: string, path: string, as: As = null, body?: unknown): Promise<AppReplyOf<T>> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (as === 'admin') {
+      headers.authorization = `Bearer ${this.tenant.api.token}`;
+      headers['x-svc-api-client'] = this.tenant.api.apiKey!;
+    } else if (as) headers.authorization = `Bearer ${as}`;
+    const response = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type') ?? '';
+    return { status: response.status, body: (text && contentType.includes('json') ? JSON.parse(text) : text) as T, contentType };
+  }
+
+  get<T = Rec>(path: string, as: As = null) {
+    return this.call<T>('GET', path, as);
+  }
+  post<T = Rec>(path: string, body: unknown, as: As = null) {
+    return this.call<T>('POST', path, as, body);
+  }
+  patch<T = Rec>(path: string, body: unknown, as: As = null) {
+    return this.call<T>('PATCH', path, as, body);
+  }
+  delete<T = Rec>(path: string, as: As = null) {
+    return this.call<T>('DELETE', path, as);
+  }
+
+  /** Signs up an end user; returns their token and record. */
+  async signup(name: string, email: string, password = 'correct horse'): Promise<{ token: string; user: Rec }> {
+    const reply = await this.post<{ token: string; user: Rec }>('/auth/signup', { name, email, password });
+    if (reply.status !== 201) throw new Error(`signup answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    return reply.body;
+  }
+}
