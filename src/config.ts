@@ -18,6 +18,8 @@ export interface Config {
   scheduleCheckSeconds: number;
   bodyLimitBytes: number;
   tokenTtlSeconds: number;
+  /** How long action runs are kept, seconds (APPBUILDER_RUN_RETENTION, e.g. `7d`, `12h`, `3600`). */
+  runRetentionSeconds: number;
   tokenRateLimitPerMinute: number;
   metricsPublic: boolean;
   bootstrapClient: { id: string; secret: string } | null;
@@ -27,6 +29,15 @@ export interface Config {
 function trimPath(path: string): string {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
   return withSlash.length > 1 ? withSlash.replace(/\/+$/, '') : withSlash;
+}
+
+/** `7d`, `12h`, `30m`, `45s` or plain seconds; anything else gives `fallback`. */
+export function durationSeconds(value: string | undefined, fallback: number): number {
+  const match = /^\s*(\d+)\s*([smhd]?)\s*$/i.exec(value ?? '');
+  if (!match) return fallback;
+  const unit: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+  const seconds = Number(match[1]) * unit[match[2].toLowerCase()];
+  return seconds > 0 ? seconds : fallback;
 }
 
 function intFrom(value: string | undefined, fallback: number): number {
@@ -50,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     scheduleCheckSeconds: Math.min(45, Math.max(1, intFrom(env.APPBUILDER_SCHEDULE_CHECK, 30))),
     bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
+    runRetentionSeconds: durationSeconds(env.APPBUILDER_RUN_RETENTION, 7 * 86400),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),
     metricsPublic: env.APPBUILDER_METRICS_PUBLIC !== 'false',
     bootstrapClient: bootstrapId && bootstrapSecret ? { id: bootstrapId, secret: bootstrapSecret } : null,

@@ -10,6 +10,7 @@ import { JobQueue, type JobQueueOptions } from './jobs/queue.ts';
 import { JobStore } from './jobs/store.ts';
 import { registerJobHandlers } from './services/job-handlers.ts';
 import { createRuntime } from './runtime/index.ts';
+import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
@@ -69,6 +70,11 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const services = await createServices(db, config, { dropApplicationData, jobs, queue, registry: runtime.registry });
     await bootstrapFirstClient(services);
     const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
+    // Working processes delete runs older than APPBUILDER_RUN_RETENTION.
+    const runRetention =
+      role === 'all' || role === 'worker'
+        ? startRunRetention(db, config.runRetentionSeconds, { onError: (error) => server.log.error({ err: error }, 'run retention sweep failed') })
+        : null;
     const { registry, afterCommit, runner } = runtime;
     const events = await startEvents({ db, queue, registry, afterCommit, runner, work, logger: server.log, ...options.events });
     // Publishing and unpublishing move the application's schedules to the version handling events.
@@ -83,6 +89,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       server,
       close: async () => {
         await server.close();
+        runRetention?.stop();
         await events.stop();
         await queue.stop();
         if (!options.db) await db.close();

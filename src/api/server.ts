@@ -22,6 +22,7 @@ import { sectionRoutes } from './routes/sections.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { frontendRoutes } from './routes/frontend.ts';
+import { runRoutes } from './routes/runs.ts';
 
 export const INTERFACE_VERSION = '0.0.5';
 
@@ -110,6 +111,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     sectionRoutes,
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
+    (s: Services) => runRoutes(s.runs),
     (s: Services) =>
       frontendRoutes({
         prompts: s.integrationPrompts,

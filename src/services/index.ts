@@ -13,6 +13,7 @@ import { DeploymentService } from './deployments.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { FrontendBundleService } from './frontend-bundles.ts';
 import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
+import { RunService } from './runs.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
 export interface Services {
@@ -30,6 +31,7 @@ export interface Services {
   deployments: DeploymentService;
   frontendBundles: FrontendBundleService;
   integrationPrompts: IntegrationPromptService;
+  runs: RunService;
 }
 
 export interface ServiceDependencies {
@@ -60,6 +62,7 @@ export async function createServices(db: Db, config: Config, { dropApplicationDa
       defaultAppUrl: (id) => appUrlOf(config.publicUrl ?? `http://localhost:${config.port}`, config.appsPath, id),
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
+    runs: new RunService(db, applications),
   };
 }
 
