@@ -75,6 +75,18 @@ describe.each(drivers)('management authentication (%s)', (driver) => {
     await expectEvery401({ authorization: `Bearer ${admin.token}`, 'x-svc-api-client': other.body.apiKey }, 'mismatched key');
   });
 
+  it("refuses one customer's token with another customer's key", async () => {
+    const customer = async (name: string) =>
+      (await admin.post<{ apiClient: { apiKey: string; secret: string } }>('/v1/customers', { name })).body.apiClient;
+    const [a, b] = [await customer('Customer A'), await customer('Customer B')];
+    const clientA = await ApiClient.login(t.baseUrl, a);
+    expect((await clientA.get('/v1/projects')).status).toBe(200);
+    await expectEvery401({ authorization: `Bearer ${clientA.token}`, 'x-svc-api-client': b.apiKey }, "customer A's token, customer B's key");
+    // And the other way round: B's key is not a way into A's data.
+    const clientB = await ApiClient.login(t.baseUrl, b);
+    await expectEvery401({ authorization: `Bearer ${clientB.token}`, 'x-svc-api-client': a.apiKey }, "customer B's token, customer A's key");
+  });
+
   it('refuses a revoked client at once', async () => {
     const created = await admin.post<{ id: string; apiKey: string; secret: string }>('/v1/api-clients', { name: 'to-revoke' });
     const client = await ApiClient.login(t.baseUrl, created.body);
