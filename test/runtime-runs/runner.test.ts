@@ -138,6 +138,15 @@ describe.each(await availableDrivers())('action runner on %s', (driver) => {
     expect(await rowCount(t, app.served, TODO)).toBe(before + 1);
   });
 
+  it('lets the action-level handler take a database failure; the write before it commits', async () => {
+    const before = await rowCount(t, app.served, TODO);
+    const run = await runner.run(spec('guarded', { kind: 'system' }, { userId: bob.user.id }));
+    expect(run.status).toBe('succeeded');
+    expect(run.steps.map((s) => s.actionEffectId)).toEqual(['first', 'bad', 'note']);
+    expect(run.result).toEqual({ first: (run.steps[0].output as { id: string }).id, handled: 'bad' });
+    expect(await rowCount(t, app.served, TODO)).toBe(before + 1);
+  });
+
   it('rolls back a test run whatever its outcome, and does not store it', async () => {
     const before = await rowCount(t, app.served, TODO);
     const run = await runner.test(spec('handled', { kind: 'system' }, { userId: bob.user.id }));

@@ -125,7 +125,32 @@ const peek: Action = {
   bindReturnValue: "{'all': results.all, 'one': results.one}",
 };
 
-export const EXTRA_ACTIONS = [crud, twoWritesThenFail, emit, flows, handled, peek];
+/** The action's own handler takes a database failure after a write; the write before it stays. */
+const guarded: Action = {
+  id: 'urn:svc:action:guarded',
+  startEffectId: 'first',
+  onError: { nextId: 'note' },
+  effects: [
+    {
+      actionEffectId: 'first',
+      effect: 'data.create',
+      params: { model: 'ToDo' },
+      bindParams: { values: "{'title': 'before the failure', 'status': 'open', 'user': state.userId}" },
+      next: 'bad',
+    },
+    {
+      actionEffectId: 'bad',
+      effect: 'data.create',
+      params: { model: 'ToDo', values: { title: 'orphan', status: 'open', user: '00000000-0000-7000-8000-000000000000' } },
+      next: 'never',
+    },
+    { actionEffectId: 'never', effect: 'flow.set', params: { name: 'reached', value: true } },
+    { actionEffectId: 'note', effect: 'flow.set', params: { name: 'handled' }, bindParams: { value: 'error.effectId' } },
+  ],
+  bindReturnValue: "{'first': results.first.id, 'handled': state.handled}",
+};
+
+export const EXTRA_ACTIONS = [crud, twoWritesThenFail, emit, flows, handled, peek, guarded];
 
 /** The to-do example with the actions above (and `edit` applied). */
 export function runnerScode(edit?: (scode: AppDefinition) => void): AppDefinition {
