@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { jsonb } from '../storage/sql.ts';
-import { conflict, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import type { AppDefinition } from '../definition/schema.ts';
 import type { JobRecord } from '../jobs/store.ts';
 import { compileApp } from '../runtime/compiled-app.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { ensureRuntimeTables } from '../runtime/schema-extras.ts';
-import { planMigration, summarizeMigration } from '../compiler/schema/index.ts';
+import { planMigration, runMigration, summarizeMigration } from '../compiler/schema/index.ts';
+import { checkMigration } from './migration-check.ts';
 import { purgeFields } from './purge.ts';
 import type { ApplicationService } from './applications/service.ts';
 import type { Application } from './applications/view.ts';
@@ -38,7 +39,9 @@ export class DeploymentService {
   async publish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application> {
     const row = await this.applications.findRow(this.db.kysely, customerId, applicationId);
     const version = serverVersion ?? row.server_version;
-    await this.versionScode(applicationId, version);
+    const definition = await this.versionScode(applicationId, version);
+    // A conversion that would fail on stored rows is refused now (409), not by a failed job.
+    await checkMigration(this.db, applicationId, definition);
     await this.applications.submitJob(customerId, applicationId, 'deployment', { serverVersion: version });
     return this.applications.get(customerId, applicationId);
   }
@@ -90,15 +93,8 @@ export class DeploymentService {
       await trx.selectFrom('appbuilder.applications').select('id').where('id', '=', applicationId).forUpdate().executeTakeFirstOrThrow();
       const deployed = await trx.selectFrom('appbuilder.app_schemas').select('scode').where('application_id', '=', applicationId).executeTakeFirst();
       const plan = planMigration((deployed?.scode ?? null) as AppDefinition | null, definition, applicationId);
-      for (const statement of plan.statements) {
-        try {
-          await sql.raw(statement).execute(trx);
-        } catch (error) {
-          throw conflict(`The migration to ${serverVersion} failed; nothing was changed.`, [
-            { path: '/scode', message: `${(error as Error).message} (while running: ${statement.slice(0, 200)})` },
-          ]);
-        }
-      }
+      // Throws 409 naming the failing step and its field; the transaction then changes nothing.
+      await runMigration(trx, plan);
       await ensureRuntimeTables(trx, compileApp(applicationId, serverVersion, definition));
       await trx
         .insertInto('appbuilder.app_schemas')

@@ -29,10 +29,11 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
         schema: {
           ...common,
           operationId: 'publishApplication',
-          summary: 'Queue a deployment: migrate the data schema and serve the version at {app_url}/api/v{serverVersion}/',
+          summary:
+            'Queue a deployment: migrate the data schema and serve the version at {app_url}/api/v{serverVersion}/ (409, nothing queued, when stored rows would not convert)',
           params: ApplicationParams,
           body: Type.Optional(VersionBody),
-          response: { 202: ApplicationSchema, ...problemResponses(404) },
+          response: { 202: ApplicationSchema, ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
