@@ -180,6 +180,88 @@ describe.each(drivers)('editing endpoints (%s)', (driver) => {
     expect((await versionsOf(app.id)).metadata.total).toBe(2);
   });
 
+  it('replaces an action and a trigger over HTTP; wrong prefixes are 400, unknown ids 404, a changed id 400', async () => {
+    const app = await createTodoApp(tenant);
+    const base = `/v1/applications/${app.id}`;
+    const welcome = app.scode.actions[1];
+    const { id: _id, ...rest } = welcome;
+    const replacement = {
+      ...rest,
+      effects: [{ ...welcome.effects[0], params: { ...welcome.effects[0].params, values: { title: 'Hello!', status: 'open' } } }],
+    };
+    const updated = await tenant.api.put<AppReply>(`${base}/actions/urn:svc:action:welcome`, replacement);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.scode.actions[1]).toEqual({ id: 'urn:svc:action:welcome', ...replacement });
+    expect(updated.body.scode.actions[0]).toEqual(app.scode.actions[0]);
+    expect(updated.body.serverVersion).toBe('1.0.2'); // an action changed: patch
+
+    const trigger = structuredClone(app.scode.triggers[0]);
+    trigger.validation = ['auth != null', "request.params.id != ''"];
+    trigger.isPublic = true;
+    const replacedTrigger = await tenant.api.put<AppReply>(`${base}/triggers/urn:svc:trigger:complete-todo`, trigger);
+    expect(replacedTrigger.status, replacedTrigger.text).toBe(200);
+    expect(replacedTrigger.body.scode.triggers[0]).toEqual(trigger);
+    expect(replacedTrigger.body.serverVersion).toBe('1.1.0'); // an HTTP trigger becomes public: minor
+    const after = replacedTrigger.body;
+
+    const refused: Array<[string, string, unknown, number, string?]> = [
+      // wrong prefixes of the path parameter: 400 naming it
+      ['PUT', `${base}/actions/complete-todo`, replacement, 400, '/actionId'],
+      ['PUT', `${base}/actions/urn:svc:model:todo`, replacement, 400, '/actionId'],
+      ['DELETE', `${base}/actions/urn:svc:trigger:complete-todo`, undefined, 400, '/actionId'],
+      ['POST', `${base}/actions/action:welcome/effects`, [], 400, '/actionId'],
+      ['PUT', `${base}/triggers/urn:svc:action:welcome`, trigger, 400, '/triggerId'],
+      ['DELETE', `${base}/triggers/complete-todo`, undefined, 400, '/triggerId'],
+      // unknown ids: 404
+      ['PUT', `${base}/actions/urn:svc:action:nobody`, replacement, 404],
+      ['DELETE', `${base}/actions/urn:svc:action:nobody`, undefined, 404],
+      ['PUT', `${base}/triggers/urn:svc:trigger:nobody`, { ...trigger, trigger: { ...trigger.trigger, id: 'urn:svc:trigger:nobody' } }, 404],
+      ['DELETE', `${base}/triggers/urn:svc:trigger:nobody`, undefined, 404],
+      // a body that renames what the path names: 400
+      ['PUT', `${base}/actions/urn:svc:action:welcome`, { ...replacement, id: 'urn:svc:action:hello' }, 400, '/id'],
+      ['PUT', `${base}/triggers/urn:svc:trigger:complete-todo`, { ...trigger, trigger: { ...trigger.trigger, id: 'urn:svc:trigger:x' } }, 400, '/trigger/id'],
+    ];
+    for (const [method, path, body, status, pointer] of refused) {
+      const reply = await tenant.api.request<Problem>(method, path, { body });
+      expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(status);
+      expect(reply.headers.get('content-type')).toContain('application/problem+json');
+      if (pointer) expect(reply.body.errors.map((e) => e.path), `${method} ${path}`).toContain(pointer);
+    }
+    expect((await tenant.api.get<AppReply>(base)).body).toEqual(after);
+    expect((await versionsOf(app.id)).metadata.total).toBe(3);
+  });
+
+  it('replaces appDraft and domainModel over HTTP (patch), and refuses a malformed one with 400', async () => {
+    const app = await createTodoApp(tenant);
+    const base = `/v1/applications/${app.id}`;
+    const draft = {
+      sitemap: { nodes: [{ id: 'home', route: '/', content: [{ title: 'Tasks', description: 'All tasks.' }] }], edges: [] },
+      requirements: [],
+    };
+    const drafted = await tenant.api.put<AppReply>(`${base}/appDraft`, draft);
+    expect(drafted.status, drafted.text).toBe(200);
+    expect(drafted.body.scode.appDraft).toEqual(draft);
+    expect(drafted.body.serverVersion).toBe('1.0.2');
+
+    const domainModel = {
+      models: [{ name: 'Task', isUserModel: false, fields: [{ name: 'title', type: 'string' }], requirements: [] }],
+    };
+    const modelled = await tenant.api.put<AppReply>(`${base}/domainModel`, domainModel);
+    expect(modelled.status, modelled.text).toBe(200);
+    expect(modelled.body.scode.domainModel).toEqual(domainModel);
+    expect(modelled.body.serverVersion).toBe('1.0.3');
+    // Only the section changed.
+    expect({ ...modelled.body.scode, appDraft: app.scode.appDraft, domainModel: app.scode.domainModel }).toEqual(app.scode);
+
+    const cleared = await tenant.api.put<AppReply>(`${base}/domainModel`, null);
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.scode.domainModel).toBeNull();
+
+    const malformed = await tenant.api.put<Problem>(`${base}/appDraft`, { sitemap: 'home' });
+    expect(malformed.status).toBe(400);
+    expect((await versionsOf(app.id)).metadata.total).toBe(4);
+  });
+
   it('creates and deletes models, fields with partners, triggers; replaces sections', async () => {
     const app = await createTodoApp(tenant);
     const base = `/v1/applications/${app.id}`;
