@@ -9,14 +9,20 @@ export async function serveCommand(options: { port?: number; host?: string; role
     ...(options.host ? { host: options.host } : {}),
   });
   if (!ROLES.includes(options.role as Role)) throw new Error(`--role is one of ${ROLES.join(', ')}, not '${options.role}'.`);
-  const platform = await startPlatform(config, { logger: { level: config.logLevel }, role: options.role as Role });
-  const address = await platform.server.listen({ port: config.port, host: config.host });
-  const base = (config.publicUrl ?? address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost')).replace(/\/$/, '');
+  const role = options.role as Role;
+  const platform = await startPlatform(config, { logger: { level: config.logLevel }, role });
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite at ${config.dataDir}`;
-  process.stdout.write(
-    `appbuilder listening on ${base}${config.basePath}\n` +
-      `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
-  );
+  if (role === 'worker') {
+    // A worker only takes jobs: it opens no port.
+    process.stdout.write(`appbuilder worker taking jobs (no HTTP)\n  store:    ${store}\n`);
+  } else {
+    const address = await platform.server.listen({ port: config.port, host: config.host });
+    const base = (config.publicUrl ?? address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost')).replace(/\/$/, '');
+    process.stdout.write(
+      `appbuilder listening on ${base}${config.basePath}${role === 'all' ? '' : ` (role ${role}: sends jobs, a worker takes them)`}\n` +
+        `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
+    );
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -2,7 +2,10 @@
  * Steps shared by the deployment tests over the real server: publish a version and
  * wait for its `deployment` job, and address the served version.
  */
-import type { TestPlatform } from '../support/platform.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startPlatform, type PlatformOptions, type Role } from '../../src/platform.ts';
+import type { TestDatabase } from '../support/databases.ts';
+import { BOOTSTRAP, type TestPlatform } from '../support/platform.ts';
 import type { AppReply, Tenant } from '../support/tenant.ts';
 
 export interface JobSummary {
@@ -41,4 +44,15 @@ export async function publishAndWait(tenant: Tenant, applicationId: string, serv
     throw new Error(`the deployment job ${done.status}: ${app.text}`);
   }
   return (await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`)).body;
+}
+
+/**
+ * A platform of one `role` over an existing test database (several processes' worth of
+ * platforms may share one PostgreSQL database); `close` leaves the database alone.
+ */
+export async function startOn(database: TestDatabase, role: Role, queue: PlatformOptions['queue'] = {}): Promise<TestPlatform> {
+  const config = loadConfig({ ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000' }, { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1' });
+  const platform = await startPlatform(config, { db: database.db, role, queue });
+  const baseUrl = await platform.server.listen({ port: 0, host: '127.0.0.1' });
+  return { platform, database, baseUrl, config, close: () => platform.close() };
 }
