@@ -75,6 +75,21 @@ describe('computeBump', () => {
     expect(computeBump(previous, next)).toBe(bump);
   });
 
+  /** The example with ToDo.description computed (optional, min 0) or ToDo.title computed (min 1, no default). */
+  const computed = (name: 'description' | 'title', expression: string | undefined): AppDefinition => {
+    const def = todo();
+    if (expression !== undefined) field(def, 0, name).computed = expression;
+    return def;
+  };
+  it.each([
+    ['field no longer computed', 'description', "'x'", undefined, 'minor'],
+    ['field no longer computed, now required on create', 'title', "'x'", undefined, 'major'],
+    ['computed expression changed', 'description', "'x'", "'y'", 'patch'],
+    ['computed expression changed on a required field', 'title', "'x'", "record.status + '!'", 'patch'],
+  ] as const)('%s (ToDo.%s: %s → %s) is %s', (_name, name, from, to, bump) => {
+    expect(computeBump(computed(name, from), computed(name, to))).toBe(bump);
+  });
+
   it('the highest bump wins', () => {
     const next = todo();
     next.models[0].fields.push(priority());

@@ -21,6 +21,7 @@
  * | enum reordered                                                | patch |
  * | field becomes computed (read-only)                            | major |
  * | field no longer computed                                      | minor |
+ * | field no longer computed, now required (min ≥ 1, no default)  | major |
  * | computed expression changed                                   | patch |
  * | default removed on a required field                           | major |
  * | default added on a required field                             | minor |

@@ -56,7 +56,11 @@ function fieldChanges(a: AppDefinition, b: AppDefinition, modelA: Model, modelB:
     enumChange(before.enum, after.enum, change);
     if (before.computed !== after.computed) {
       if (before.computed === undefined) change('computed', 'becomes computed (read-only)', 'major');
-      else if (after.computed === undefined) change('computed', 'is no longer computed (writable)', 'minor');
+      else if (after.computed === undefined) {
+        // Writable again; with min ≥ 1 and no default a create request must now carry it.
+        const required = isRequiredOnCreate(after);
+        change('computed', `is no longer computed (writable${required ? ', required on create' : ''})`, required ? 'major' : 'minor');
+      }
       else change('computed', 'computed expression changed', 'patch');
     }
     if (!sameJson(before.defaultValue, after.defaultValue)) {
