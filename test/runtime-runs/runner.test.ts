@@ -8,7 +8,10 @@ import { AfterCommit } from '../../src/runtime/http/after-commit.ts';
 import { ActionRunner, type RunSpec } from '../../src/runtime/runs/runner.ts';
 import { RunStore } from '../../src/runtime/runs/store.ts';
 import { ident } from '../../src/storage/sql.ts';
-import { availableDrivers } from '../support/databases.ts';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Trigger } from '../../src/definition/schema.ts';
+import { availableDrivers, postgresAvailable } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant } from '../support/tenant.ts';
 import { outboxEvents, publishApp, rowCount, runnerScode, signup, TODO, triggerOf, USER, type Published } from './support.ts';
@@ -172,5 +175,49 @@ describe.each(await availableDrivers())('action runner on %s', (driver) => {
     const failed = await store.get(app.id, refused.id);
     expect(failed).toMatchObject({ status: 'failed', steps: [], error: { code: 'validation_failed', status: 422 } });
     expect(failed!.error!.message).toContain("event.payload.name != ''");
+  });
+});
+
+// A deadlock is the database's failure, not the action's: the run is not stored as failed, the
+// runner throws so that the event queue retries. Only PostgreSQL has two connections to deadlock.
+describe.runIf(await postgresAvailable())('action runner on postgres, database failures', () => {
+  let t: TestPlatform;
+  let app: Published;
+  let pause: Server;
+  let pauseUrl: string;
+
+  beforeAll(async () => {
+    t = await startTestPlatform('postgres');
+    const tenant = await createTenant(t, 'Deadlock');
+    app = await publishApp(t, tenant, runnerScode());
+    pause = createServer((_request, response) => setTimeout(() => response.end('ok'), 400));
+    await new Promise<void>((resolve) => pause.listen(0, '127.0.0.1', resolve));
+    pauseUrl = `http://127.0.0.1:${(pause.address() as AddressInfo).port}/pause`;
+  }, 120_000);
+  afterAll(async () => {
+    pause?.close();
+    await t?.close();
+  });
+
+  it('throws on a deadlock instead of storing a failed run', async () => {
+    const store = new RunStore(t.platform.db);
+    const runner = new ActionRunner(t.platform.db, new AfterCommit(), store, { httpAllow: ['127.0.0.1'] });
+    const owner = await signup(t, app.path, 'Dora');
+    const ids: string[] = [];
+    while (ids.length < 2) {
+      const run = await runner.run({ app: app.served.compiled, triggerId: null, actionId: 'urn:svc:action:handled', caller: { kind: 'system' }, initialState: { userId: owner.user.id } });
+      ids.push((run.result as { id: string }).id);
+    }
+    const trigger: Trigger = { trigger: { id: 'urn:svc:trigger:swap', type: 'event', eventName: 'swap', payload: {} }, actionId: 'urn:svc:action:swap', initialState: {}, validation: [] };
+    const swapping = (first: string, second: string) =>
+      runner.runEventTrigger(app.served, { ...trigger, initialState: { first: `'${first}'`, second: `'${second}'`, pauseUrl: `'${pauseUrl}'` } }, { name: 'swap', payload: {} });
+    const outcomes = await Promise.allSettled([swapping(ids[0], ids[1]), swapping(ids[1], ids[0])]);
+    const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    const fulfilled = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(rejected).toHaveLength(1);
+    expect((rejected[0].reason as { code?: string }).code).toBe('40P01');
+    expect(fulfilled).toHaveLength(1);
+    const stored = await store.list(app.id, { actionId: 'urn:svc:action:swap', limit: 10, offset: 0 });
+    expect(stored.items.map((r) => r.status)).toEqual(['succeeded']);
   });
 });

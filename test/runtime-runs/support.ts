@@ -150,7 +150,18 @@ const guarded: Action = {
   bindReturnValue: "{'first': results.first.id, 'handled': state.handled}",
 };
 
-export const EXTRA_ACTIONS = [crud, twoWritesThenFail, emit, flows, handled, peek, guarded];
+/** Updates two to-dos with a pause between them (an HTTP call): two runs in opposite order deadlock. */
+const swap: Action = {
+  id: 'urn:svc:action:swap',
+  startEffectId: 'first',
+  effects: [
+    { actionEffectId: 'first', effect: 'data.update', params: { model: 'ToDo', values: { title: 'swapped' } }, bindParams: { id: 'state.first' }, next: 'pause' },
+    { actionEffectId: 'pause', effect: 'http.request', params: { method: 'GET' }, bindParams: { url: 'state.pauseUrl' }, next: 'second' },
+    { actionEffectId: 'second', effect: 'data.update', params: { model: 'ToDo', values: { title: 'swapped' } }, bindParams: { id: 'state.second' } },
+  ],
+};
+
+export const EXTRA_ACTIONS = [crud, twoWritesThenFail, emit, flows, handled, peek, guarded, swap];
 
 /** The to-do example with the actions above (and `edit` applied). */
 export function runnerScode(edit?: (scode: AppDefinition) => void): AppDefinition {

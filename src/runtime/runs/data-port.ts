@@ -23,6 +23,8 @@ export interface TransactionDataOptions {
 
 export class TransactionData implements DataPort {
   readonly #now = new Date();
+  /** The first database failure (not a data one) seen by a call: the run's caller rethrows it. */
+  infrastructureError: unknown = null;
 
   constructor(
     private readonly trx: Executor,
@@ -105,19 +107,34 @@ export class TransactionData implements DataPort {
   }
 
   async #guard<T>(work: () => Promise<T>): Promise<T> {
-    if (!this.options.savepoints) return work();
-    await sql`savepoint effect_call`.execute(this.trx);
-    let result: T;
     try {
-      result = await work();
-    } catch (error) {
-      await sql`rollback to savepoint effect_call`.execute(this.trx);
+      if (!this.options.savepoints) return await work();
+      await sql`savepoint effect_call`.execute(this.trx);
+      let result: T;
+      try {
+        result = await work();
+      } catch (error) {
+        await sql`rollback to savepoint effect_call`.execute(this.trx);
+        await sql`release savepoint effect_call`.execute(this.trx);
+        throw error;
+      }
       await sql`release savepoint effect_call`.execute(this.trx);
+      return result;
+    } catch (error) {
+      if (isInfrastructureError(error)) this.infrastructureError ??= error;
       throw error;
     }
-    await sql`release savepoint effect_call`.execute(this.trx);
-    return result;
   }
+}
+
+/**
+ * A failure of the database itself, not of the data: connection lost, deadlock or serialization
+ * failure, lock timeout, resources, shutdown. The run is then not the action's failure: its caller retries.
+ */
+export function isInfrastructureError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return /^(08|40|53|57|58|XX)/.test(code) || code === '55P03' || /^E[A-Z]+$/.test(code);
+  return error instanceof Error && /connection (terminated|closed|ended)|not queryable|is closed/i.test(error.message);
 }
 
 /** update/delete answer 404 for a record the caller may not reach; the port says null. */

@@ -140,8 +140,9 @@ export class ActionRunner implements EventRunner {
     }
     const env = appEnv(spec.app);
     let run: Run | undefined;
+    let data: TransactionData | undefined;
     const work = async (trx: Executor) => {
-      const data = new TransactionData(trx, spec.app, spec.caller, { env, savepoints: usesHandlers(action) });
+      data = new TransactionData(trx, spec.app, spec.caller, { env, savepoints: usesHandlers(action) });
       const record = await runAction(
         {
           definition: spec.app.definition,
@@ -168,6 +169,8 @@ export class ActionRunner implements EventRunner {
       if (!(error instanceof Rollback)) throw error;
     }
     if (!run) throw new Error('The run ended without a record');
+    // The database failed, not the action: nothing is stored, the caller retries (events) or answers 500.
+    if (run.status === 'failed' && data?.infrastructureError) throw data.infrastructureError;
     if (mode === 'commit' && run.status === 'failed') await this.store.insert(run);
     return run;
   }
