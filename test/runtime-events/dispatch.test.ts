@@ -11,7 +11,10 @@ interface Page {
   items: Array<{ id: string; title: string; status: string; user: unknown }>;
 }
 
-/** The to-do example plus event triggers: `ping` gets a `pong`, `boom` fails, `done` leaves a note. */
+/**
+ * The to-do example plus event triggers: `ping` gets a `pong`, `boom` fails, `done` leaves a
+ * note, and `shout` emits a custom event whose trigger leaves a `heard` to-do.
+ */
 function eventsScode(): unknown {
   const scode = todoScode() as unknown as { actions: unknown[]; triggers: unknown[] };
   const create = (title: string) => ({
@@ -24,6 +27,12 @@ function eventsScode(): unknown {
     { id: 'urn:svc:action:pong', startEffectId: 'create', effects: [create("'pong ' + event.payload.id")], bindReturnValue: 'results.create.id' },
     { id: 'urn:svc:action:boom', startEffectId: 'fail', effects: [{ actionEffectId: 'fail', effect: 'flow.fail', params: { status: 500, message: 'boom on purpose' } }] },
     { id: 'urn:svc:action:note-done', startEffectId: 'create', effects: [create("'done, was ' + event.previous.status")] },
+    {
+      id: 'urn:svc:action:shout',
+      startEffectId: 'emit',
+      effects: [{ actionEffectId: 'emit', effect: 'event.emit', params: { eventName: 'Shouted' }, bindParams: { payload: "{'id': event.payload.id, 'user': event.payload.user}" } }],
+    },
+    { id: 'urn:svc:action:hear', startEffectId: 'create', effects: [create("'heard ' + event.payload.id")] },
   );
   const on = (id: string, eventName: string, payload: Record<string, unknown>, actionId: string) => ({
     trigger: { id: `urn:svc:trigger:${id}`, type: 'event', eventName, payload },
@@ -35,6 +44,8 @@ function eventsScode(): unknown {
     on('on-ping', 'ToDo.created', { title: 'ping' }, 'pong'),
     on('on-boom', 'ToDo.created', { title: 'boom' }, 'boom'),
     on('on-done', 'ToDo.updated', { status: 'done' }, 'note-done'),
+    on('on-shout', 'ToDo.created', { title: 'shout' }, 'shout'),
+    on('on-shouted', 'Shouted', {}, 'hear'),
   );
   return scode;
 }
@@ -137,6 +148,45 @@ describe.each(drivers)('event triggers of data changes (%s)', (driver) => {
     await waitFor(() => todosOf(alice.token), (items) => items.some((i) => i.title === 'done, was open'), 30_000, 'the note');
     await settle();
     expect((await runsFor('on-done')).map((r) => [r.status, r.input.event?.payload.id])).toEqual([['succeeded', todo.body.id]]);
+  });
+
+  it('retries a delivery that met an infrastructure error, with the run\'s writes rolled back in between', async () => {
+    const kysely = t.database.db.kysely;
+    // The run cannot be stored: the runner throws, its transaction (the pong included) rolls back.
+    await sql`alter table appbuilder.runs rename to runs_away`.execute(kysely);
+    let ping: { id: string };
+    try {
+      ping = (await create('ping')).body;
+      const event = await waitFor(
+        async () => (await sql<{ id: string }>`select id from appbuilder.events where payload->>'id' = ${ping.id}`.execute(kysely)).rows[0]?.id,
+        Boolean,
+        15_000,
+        'the event row',
+      );
+      const jobId = uuidFrom(event!, 'urn:svc:trigger:on-ping');
+      await waitFor(
+        async () => (await sql<{ retry_count: number }>`select retry_count from pgboss.job where name = 'app-event' and id = ${jobId}`.execute(kysely)).rows[0],
+        (job) => (job?.retry_count ?? 0) >= 1,
+        30_000,
+        'a failed first attempt',
+      );
+      expect((await todosOf(alice.token)).some((i) => i.title === `pong ${ping.id}`)).toBe(false);
+    } finally {
+      await sql`alter table appbuilder.runs_away rename to runs`.execute(kysely);
+    }
+    await waitFor(() => todosOf(alice.token), (items) => items.some((i) => i.title === `pong ${ping.id}`), 30_000, 'the retried pong');
+    await settle();
+    expect((await todosOf(alice.token)).filter((i) => i.title === `pong ${ping.id}`)).toHaveLength(1);
+    expect((await runsFor('on-ping')).filter((r) => r.input.event?.payload.id === ping.id).map((r) => r.status)).toEqual(['succeeded']);
+  });
+
+  it('delivers a custom event raised by event.emit to its trigger', async () => {
+    const shout = await create('shout');
+    await waitFor(() => todosOf(alice.token), (items) => items.some((i) => i.title === `heard ${shout.body.id}`), 30_000, 'the custom event');
+    await settle();
+    expect((await runsFor('on-shouted')).map((r) => [r.status, r.input.event])).toEqual([
+      ['succeeded', { name: 'Shouted', payload: { id: shout.body.id, user: alice.id } }],
+    ]);
   });
 });
 
