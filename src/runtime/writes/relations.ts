@@ -43,7 +43,7 @@ async function checkTargets(
 ): Promise<void> {
   const rows = await sql<{ id: string; visible: boolean; updatable: boolean }>`
     select t.id, ${ruleTruth(app, target, caller, 'read')} as visible, ${ruleTruth(app, target, caller, 'update')} as updatable
-    from ${ident(app.schema, target.table)} t where t.id = any(${[...added, ...removed]}::uuid[]) for update`.execute(executor);
+    from ${ident(app.schema, target.table)} t where t.id = any(${[...added, ...removed]}::uuid[]) order by t.id for update`.execute(executor);
   const byId = new Map(rows.rows.map((row) => [row.id, row]));
   const pathOf = (targetId: string) => (field.many ? `/${field.name}/${ids.indexOf(targetId)}` : `/${field.name}`);
   const missing: ProblemDetail[] = [];
