@@ -4,18 +4,35 @@ import { openDb } from '../platform.ts';
 import { migrateControlPlane } from '../storage/migrate.ts';
 import { ApiClientService } from '../services/api-clients.ts';
 import { CustomerService } from '../services/customers.ts';
+import { DataDirInUseError } from '../storage/lock.ts';
+
+/** What to do when the embedded store is held by a running service (it admits one process). */
+function storeInUse(error: DataDirInUseError, basePath: string): string {
+  return [
+    `the embedded store ${error.dataDir} is in use by a running service (process ${error.owner}); it admits one process at a time.`,
+    'Either:',
+    '  - stop the service, run `appbuilder init` again, then start the service; or',
+    `  - leave it running and create the customer through it: POST ${basePath}/customers {"name": "..."} with a platform`,
+    '    administrator\'s token (start the service with APPBUILDER_BOOTSTRAP_CLIENT_ID and APPBUILDER_BOOTSTRAP_CLIENT_SECRET',
+    '    to have one); the answer carries the new API key and secret.',
+    'With DATABASE_URL (PostgreSQL) there is no such restriction.',
+  ].join('\n');
+}
 
 /** Creates a customer and its first API client and prints the credentials once. */
 export async function initCommand(options: { name?: string; admin?: boolean }): Promise<void> {
   const config = loadConfig();
-  let name = options.name;
-  if (!name && process.stdin.isTTY) {
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    name = (await rl.question('Customer name [default]: ')).trim() || undefined;
-    rl.close();
-  }
-  const { db, release } = await openDb(config);
+  // The store first: when a running service holds it, say so before asking anything.
+  const { db, release } = await openDb(config).catch((error: unknown) => {
+    throw error instanceof DataDirInUseError ? new Error(storeInUse(error, config.basePath)) : error;
+  });
   try {
+    let name = options.name;
+    if (!name && process.stdin.isTTY) {
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      name = (await rl.question('Customer name [default]: ')).trim() || undefined;
+      rl.close();
+    }
     await migrateControlPlane(db);
     const apiClients = new ApiClientService(db);
     const customers = new CustomerService(db, apiClients);

@@ -1,6 +1,17 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The data directory is held by another live process (a running service). */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly owner: number,
+  ) {
+    super(`The data directory ${dataDir} is in use by process ${owner}. Stop it, or point APPBUILDER_DATA_DIR elsewhere.`);
+    this.name = 'DataDirInUseError';
+  }
+}
+
 /**
  * PGlite does not lock its data directory, and two processes writing one directory
  * corrupt it. This lock file (with the owner's pid) keeps a second process out.
@@ -20,9 +31,7 @@ export function lockDataDir(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(readFileSync(lockPath, 'utf8'));
       if (owner && owner !== process.pid && isAlive(owner)) {
-        throw new Error(
-          `The data directory ${dataDir} is in use by process ${owner}. Stop it, or point APPBUILDER_DATA_DIR elsewhere.`,
-        );
+        throw new DataDirInUseError(dataDir, owner);
       }
       unlinkSync(lockPath); // left behind by a process that died
     }

@@ -50,6 +50,22 @@ describe('the appbuilder command', () => {
     expect(await second.exited).not.toBe(0);
     expect(second.output()).toContain(`The data directory ${dataDir} is in use`);
 
+    // init cannot share the embedded store with the running service: it says what to do instead.
+    const init = run(['init', '--name', 'Too Early']);
+    expect(await init.exited).toBe(1);
+    expect(init.output()).toContain(`the embedded store ${dataDir} is in use by a running service (process ${server.child.pid})`);
+    expect(init.output()).toContain('stop the service, run `appbuilder init` again');
+    expect(init.output()).toContain('POST /v1/customers');
+    // ...and the advice works: the administrator creates the customer through the running service.
+    const { access_token } = (await token.json()) as { access_token: string };
+    const customer = await fetch(`${base}/v1/customers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}`, 'x-svc-api-client': 'ak_cli' },
+      body: JSON.stringify({ name: 'Too Early' }),
+    });
+    expect(customer.status).toBe(201);
+    expect(await customer.json()).toMatchObject({ name: 'Too Early', apiClient: { apiKey: expect.any(String), secret: expect.any(String) } });
+
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(existsSync(join(dataDir, 'appbuilder.lock'))).toBe(false);
