@@ -10,6 +10,7 @@ import { JobQueue, type JobQueueOptions } from './jobs/queue.ts';
 import { JobStore } from './jobs/store.ts';
 import { registerJobHandlers } from './services/job-handlers.ts';
 import { createRuntime } from './runtime/index.ts';
+import { listenForServedChanges } from './runtime/served-notices.ts';
 import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
 
@@ -70,6 +71,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const services = await createServices(db, config, { dropApplicationData, jobs, queue, registry: runtime.registry });
     await bootstrapFirstClient(services);
     const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
+    // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
+    const notices = await listenForServedChanges(db, runtime.registry, server.log);
     // Working processes delete runs older than APPBUILDER_RUN_RETENTION.
     const runRetention =
       role === 'all' || role === 'worker'
@@ -89,6 +92,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       server,
       close: async () => {
         await server.close();
+        await notices.close();
         runRetention?.stop();
         await events.stop();
         await queue.stop();

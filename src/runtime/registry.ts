@@ -6,7 +6,7 @@ import { compileApp, type CompiledApp } from './compiled-app.ts';
  * Which versions of which applications are served, compiled once and kept in
  * memory. A deployment or unpublish replaces the entry in one assignment, so a
  * request sees the old version or the new one, never half of either. Other
- * processes learn of changes through `invalidate` (LISTEN/NOTIFY on PostgreSQL).
+ * processes learn of changes through `invalidate` (LISTEN/NOTIFY: served-notices.ts).
  */
 /** A served version and the customer that owns it (builders of that customer act as its administrator). */
 export interface ServedApp {
@@ -37,6 +37,11 @@ export class DeploymentRegistry {
   invalidate(applicationId: string): void {
     for (const key of [...this.served.keys()]) if (key.startsWith(`${applicationId}@`)) this.served.delete(key);
     for (const listener of this.listeners) listener(applicationId);
+  }
+
+  /** Forget every application (after a lost LISTEN connection may have missed notices). */
+  invalidateAll(): void {
+    this.served.clear();
   }
 
   onInvalidate(listener: (applicationId: string) => void): void {

@@ -8,6 +8,7 @@ import type { JobRecord } from '../jobs/store.ts';
 import { compileApp } from '../runtime/compiled-app.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { ensureRuntimeTables } from '../runtime/schema-extras.ts';
+import { notifyServedChange } from '../runtime/served-notices.ts';
 import { planMigration, runMigration, summarizeMigration } from '../compiler/schema/index.ts';
 import { checkMigration } from './migration-check.ts';
 import { purgeFields } from './purge.ts';
@@ -70,6 +71,7 @@ export class DeploymentService {
         .set({ is_active: stillServed !== undefined, last_unpublished_at: new Date() })
         .where('id', '=', applicationId)
         .execute();
+      await notifyServedChange(trx, applicationId);
     });
     await this.servedChanged(applicationId);
     return this.applications.get(customerId, applicationId);
@@ -114,6 +116,8 @@ export class DeploymentService {
         .onConflict((oc) => oc.columns(['application_id', 'server_version']).doUpdateSet({ state: 'active', published_at: new Date(), unpublished_at: null }))
         .execute();
       await trx.updateTable('appbuilder.applications').set({ is_active: true, last_published_at: new Date() }).where('id', '=', applicationId).execute();
+      // Every process (this one too) forgets the app's served versions when this commits.
+      await notifyServedChange(trx, applicationId);
       return lines;
     });
     await this.servedChanged(applicationId);
