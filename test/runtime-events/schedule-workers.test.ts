@@ -20,7 +20,7 @@ interface Worker {
 /** `appbuilder serve --role worker` over the test's PostgreSQL database, schedules checked every second. */
 async function startWorker(url: string): Promise<Worker> {
   let output = '';
-  const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker', '--port', '0', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
     env: { ...process.env, DATABASE_URL: url, APPBUILDER_SCHEDULE_CHECK: '1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -29,7 +29,7 @@ async function startWorker(url: string): Promise<Worker> {
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`worker exited (${String(code)}): ${output}`);
   });
-  await Promise.race([waitFor(async () => output, (text) => text.includes('appbuilder listening on'), 60_000, 'a worker to start'), exited]);
+  await Promise.race([waitFor(async () => output, (text) => text.includes('appbuilder worker taking jobs'), 60_000, 'a worker to start'), exited]);
   exited.catch(() => {});
   return { child, output: () => output };
 }
