@@ -33,6 +33,7 @@ function scode(): AppDefinition {
         isPublic: false,
       }),
       httpTrigger('doomed', 'POST', '/doomed', 'two-writes-then-fail'),
+      httpTrigger('no-state', 'POST', '/no-state', 'flows', { initialState: { items: 'request.body.list.items' } }),
     );
   });
 }
@@ -103,6 +104,13 @@ describe.each(await availableDrivers())('HTTP triggers on %s', (driver) => {
     const small = await call('POST', '/sums?ok=yes', { body: { items: [2] } });
     expect(small.status).toBe(200);
     expect(small.body).toEqual({ total: 2, size: 'small' });
+  });
+
+  it('answers 422 naming an initialState member that cannot be evaluated', async () => {
+    const reply = await call('POST', '/no-state', { body: { other: 1 } });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({ code: 'initial_state_failed', errors: [{ path: '/initialState/items' }] });
+    expect(reply.body.errors[0].message).toContain('request.body.list.items');
   });
 
   it('lets matchSelectors choose among triggers on one path (none matching: 404), params named per template', async () => {

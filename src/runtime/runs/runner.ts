@@ -93,7 +93,7 @@ export class ActionRunner implements EventRunner {
     }
     const state = buildInitialState(spec.app, trigger, vars);
     if (!state.ok) {
-      const error = { message: 'The trigger initial state could not be built.', code: 'initial_state_failed', effectId: null, status: 422 };
+      const error = { message: 'The trigger initial state could not be built.', code: 'initial_state_failed', effectId: null, status: 422, errors: state.errors };
       return { ok: false, run: await this.refuse(spec, error), errors: state.errors };
     }
     return { ok: true, spec: { ...spec, initialState: state.state } };
