@@ -26,8 +26,8 @@ export interface Runtime {
 
 export async function createRuntime(db: Db, options: { builderCustomer(request: FastifyRequest): Promise<string> }): Promise<Runtime> {
   const registry = new DeploymentRegistry(db);
-  const auth = new EndUserAuth(db, new AppKeys(db, await loadMasterKey(db)));
   const afterCommit = new AfterCommit();
+  const auth = new EndUserAuth(db, new AppKeys(db, await loadMasterKey(db)), afterCommit);
   const runner = new ActionRunner(db, afterCommit, new RunStore(db));
   return {
     registry,

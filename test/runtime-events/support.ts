@@ -24,8 +24,14 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
   }
 }
 
-/** A service on a real port over `database` (a fresh one unless given), polling events every second. */
-export async function startEventsPlatform(driver: Driver, options: { role?: Role; database?: TestDatabase } = {}): Promise<TestPlatform> {
+/**
+ * A service on a real port over `database` (a fresh one unless given), polling the outbox every
+ * second (`pollSeconds`: a long one shows that commits are dispatched without the poll).
+ */
+export async function startEventsPlatform(
+  driver: Driver,
+  options: { role?: Role; database?: TestDatabase; pollSeconds?: number } = {},
+): Promise<TestPlatform> {
   const database = options.database ?? (await createTestDatabase(driver));
   const config = loadConfig({ ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000', APPBUILDER_SCHEDULE_CHECK: '1' }, { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1' });
   const platform = await startPlatform(config, {
@@ -33,7 +39,7 @@ export async function startEventsPlatform(driver: Driver, options: { role?: Role
     logger: false,
     role: options.role ?? 'all',
     queue: { pollingIntervalSeconds: 0.5, stopTimeoutMs: 2_000 },
-    events: { pollSeconds: 1, retryDelaySeconds: 1 },
+    events: { pollSeconds: options.pollSeconds ?? 1, retryDelaySeconds: 1 },
   });
   const baseUrl = await platform.server.listen({ port: 0, host: '127.0.0.1' });
   return {

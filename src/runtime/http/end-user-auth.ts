@@ -5,6 +5,7 @@ import { ident } from '../../storage/sql.ts';
 import { Problem, conflict, notFound, unauthorized, unprocessable } from '../../errors.ts';
 import { hashSecret, verifySecret } from '../../tools/secrets.ts';
 import type { AppKeys } from '../app-keys.ts';
+import { AfterCommit } from './after-commit.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { createRecord } from '../writes/records.ts';
 import { checkFieldWrites } from '../writes/field-rules.ts';
@@ -48,6 +49,8 @@ export class EndUserAuth {
   constructor(
     private readonly db: Db,
     private readonly keys: AppKeys,
+    /** Announces the sign-up's commit, so its `{User}.created` event is dispatched at once. */
+    private readonly afterCommit: AfterCommit = new AfterCommit(),
   ) {}
 
   async signup(app: CompiledApp, body: unknown): Promise<Session> {
@@ -61,7 +64,7 @@ export class EndUserAuth {
     }
     if (typeof input.email === 'string') input.email = input.email.trim().toLowerCase();
     const hash = await hashSecret(password);
-    const user = await this.db.kysely.transaction().execute(async (trx) => {
+    const user = await this.afterCommit.run(this.db, async (trx) => {
       const taken = await sql`select 1 from ${ident(app.schema, model.table)} where lower(${ident(emailColumn(model))}) = ${input.email ?? ''}`.execute(trx);
       if (taken.rows.length > 0) throw conflict('This email is already registered.', [{ path: '/email', message: 'is already registered' }]);
       // Sign-up runs as the system: the user cannot pass the model's rules before existing. The
