@@ -31,7 +31,11 @@ export const DEFAULT_BOSS_SCHEMA = 'pgboss';
  * than landing inside them. PostgreSQL gets a small pool of pg-boss's own.
  */
 export function createBoss(db: Db, options: BossOptions = {}): PgBoss {
+  // On PostgreSQL, where workers are separate processes, a job whose worker died (its heartbeat
+  // stopped) is found within ~10 s rather than pg-boss's default pass of 60 s.
+  const supervise = db.pglite ? {} : { superviseIntervalSeconds: 10, monitorIntervalSeconds: 10 };
   const common = {
+    ...supervise,
     schema: options.schema ?? DEFAULT_BOSS_SCHEMA,
     schedule: options.schedule ?? true,
     ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds } : {}),
