@@ -1,7 +1,8 @@
 // The read side of the generated API (DESIGN §6, spec endpoints 11-13): one statement per
-// request, the JSON built by PostgreSQL and passed through as text, the total counted in the same
-// statement. Statement text depends only on (model, rule shape, sort, filter shape): every value
-// is a parameter, so prepared/generic plans can be reused (see `plan_cache_mode`, DESIGN §3).
+// request, the JSON built by PostgreSQL and passed through as text, the total in the same
+// statement (counted, or kept from an earlier count while the data has not changed: count-cache.ts).
+// Statement text depends only on (model, rule shape, sort, filter shape): every value is a
+// parameter, so prepared/generic plans can be reused (see `plan_cache_mode`, DESIGN §3).
 import { sql, type RawBuilder } from 'kysely';
 import { badRequest } from '../../errors.ts';
 import type { Db, Executor } from '../../storage/db.ts';
@@ -9,6 +10,7 @@ import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { tableOf } from './columns.ts';
 import { fillComputed } from './computed-js.ts';
+import { totalSource, type CountedRow, type TotalSource } from './count-cache.ts';
 import { RecordJson } from './record-json.ts';
 import { filterCondition, type Condition, type RuleContext } from './rule-sql.ts';
 import { orderBy, parseSort } from './sort.ts';
@@ -76,10 +78,10 @@ function filterValueError(error: unknown, filter: string | undefined): Error | n
   return badRequest(`The filter is not valid: ${message}`, [{ path: '/filter', message }]);
 }
 
-async function runText(executor: Executor, query: RawBuilder<unknown>, filter?: string): Promise<string | undefined> {
+async function runRow<Row extends { body: string }>(executor: Executor, query: RawBuilder<unknown>, filter?: string): Promise<Row | undefined> {
   try {
-    const result = await sql<{ body: string }>`${query}`.execute(executor);
-    return result.rows[0]?.body;
+    const result = await sql<Row>`${query}`.execute(executor);
+    return result.rows[0];
   } catch (error) {
     throw filterValueError(error, filter) ?? error;
   }
@@ -113,13 +115,28 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   // An anonymous caller of an owner-only model, a filter folding to false: no query at all.
   if (!where) return { page: { items: [], total: 0, offset } };
   const table = tableOf(app, model);
-  const query = sql`select json_build_object(
-      'items', (select coalesce(json_agg(${json.record(model, 'p', true)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
-        from (select * from ${table} t where ${where} order by ${orderBy(app, model, keys, 't')} limit ${limit} offset ${offset}) p),
-      'total', (select count(*) from ${table} t where ${where}),
-      'offset', cast(${offset} as bigint))::text as body`;
-  const text = await runText(executorOf(db), query, filter);
-  if (text === undefined) throw new Error('The list query returned no row');
+  const executor = executorOf(db);
+  const items = sql`(select coalesce(json_agg(${json.record(model, 'p', true)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
+        from (select * from ${table} t where ${where} order by ${orderBy(app, model, keys, 't')} limit ${limit} offset ${offset}) p)`;
+  const run = (total: TotalSource) =>
+    runRow<CountedRow & { body: string }>(
+      executor,
+      sql`select json_build_object('items', ${items}, 'total', c.total, 'offset', cast(${offset} as bigint))::text as body, c.total, c.version, c.clean
+        from ${total.from}`,
+      filter,
+    );
+  let total = totalSource(executor, app, table, where);
+  let row: (CountedRow & { body: string }) | undefined;
+  try {
+    row = await run(total);
+  } catch (error) {
+    if (!total.missing(error)) throw error;
+    total = totalSource(executor, app, table, where);
+    row = await run(total);
+  }
+  if (row === undefined) throw new Error('The list query returned no row');
+  total.remember(row);
+  const text = row.body;
   if (json.jsComputed.size === 0) return { text };
   const page = JSON.parse(text) as Page;
   fillComputed(app, model, page.items, json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });
@@ -151,7 +168,7 @@ async function get(
   if (!where) return undefined;
   const query = sql`select (${json.record(model, 't', true)})::text as body
     from ${tableOf(app, model)} t where t.id = cast(${id} as uuid) and ${where}`;
-  const text = await runText(executorOf(db), query);
+  const text = (await runRow(executorOf(db), query))?.body;
   if (text === undefined) return undefined;
   if (json.jsComputed.size === 0) return { text };
   const record = JSON.parse(text) as JsonRecord;

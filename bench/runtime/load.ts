@@ -1,0 +1,53 @@
+// The load generator, run as a second process by main.ts: autocannon against one URL, rotating
+// over the given requests (path and headers), a short warm-up first, then one measurement bounded
+// in time. Reads its plan as JSON from argv[2]; prints the result as one line of JSON.
+import autocannon from 'autocannon';
+
+export interface LoadPlan {
+  url: string;
+  requests: Array<{ path: string; headers: Record<string, string> }>;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+async function run(plan: LoadPlan, seconds: number): Promise<LoadResult> {
+  let next = 0;
+  const result = await autocannon({
+    url: plan.url,
+    connections: plan.connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => {
+          const chosen = plan.requests[next++ % plan.requests.length];
+          return { ...request, path: chosen.path, headers: { ...request.headers, ...chosen.headers } };
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
+if (plan.warmupSeconds > 0) await run(plan, plan.warmupSeconds);
+process.stdout.write(`${JSON.stringify(await run(plan, plan.seconds))}\n`);

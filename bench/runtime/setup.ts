@@ -1,0 +1,108 @@
+// The service under test: the real platform started in this process on a port, the to-do example
+// (shared/examples/todo.app.json) created and published through the management API, end users
+// signed up through the generated API, the bulk of the rows inserted by SQL into the published
+// schema (signing 1,000 users up through scrypt would take minutes and measure nothing of reads).
+import { sql } from 'kysely';
+import type { AppDefinition } from '../../src/definition/schema.ts';
+import { compileApp, type CompiledApp } from '../../src/runtime/compiled-app.ts';
+import type { Driver } from '../../src/storage/db.ts';
+import { ident } from '../../src/storage/sql.ts';
+import { startTestPlatform, type TestPlatform } from '../../test/support/platform.ts';
+import { createTenant, createTodoApp, type AppReply, type Tenant } from '../../test/support/tenant.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface EndUser {
+  id: string;
+  token: string;
+  todoIds: string[];
+}
+
+export interface BenchService {
+  t: TestPlatform;
+  tenant: Tenant;
+  app: CompiledApp;
+  /** `http://127.0.0.1:port/apps/{id}/api/v{version}` */
+  apiUrl: string;
+  /** The builder's management credentials: the app's administrator. */
+  adminHeaders: Record<string, string>;
+  /** End users signed up through the API, with their to-dos. */
+  users: EndUser[];
+  close(): Promise<void>;
+}
+
+export interface SeedSize {
+  users: number;
+  todosPerUser: number;
+  /** How many of the users sign up through the API (their tokens drive the load). */
+  signups: number;
+}
+
+async function publish(tenant: Tenant, applicationId: string): Promise<void> {
+  const reply = await tenant.api.post<AppReply>(`/v1/applications/${applicationId}/publish`, {});
+  if (reply.status !== 202) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const status = await tenant.api.get<{ jobs: Array<{ jobType: string; status: string }> }>(`/v1/applications/${applicationId}/status`);
+    const job = status.body.jobs.find((j) => j.jobType === 'deployment');
+    if (job?.status === 'succeeded') return;
+    if (job?.status === 'failed') throw new Error('the deployment job failed');
+    if (Date.now() > deadline) throw new Error('the deployment job did not finish in 120 s');
+    await sleep(100);
+  }
+}
+
+async function signup(apiUrl: string, i: number): Promise<{ id: string; token: string }> {
+  const response = await fetch(`${apiUrl}/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `User ${i}`, email: `user${i}@bench.test`, password: 'bench-password' }),
+  });
+  const body = (await response.json()) as { token: string; user: { id: string } };
+  if (response.status !== 201) throw new Error(`signup answered ${response.status}: ${JSON.stringify(body)}`);
+  return { id: body.user.id, token: body.token };
+}
+
+/** Users 1..signups through the API, the rest and every to-do by SQL; then ANALYZE. */
+async function seed(service: Omit<BenchService, 'users' | 'close'>, size: SeedSize): Promise<EndUser[]> {
+  const { app } = service;
+  const db = service.t.platform.db.kysely;
+  const signedUp: Array<{ id: string; token: string }> = [];
+  for (let i = 1; i <= size.signups; i++) signedUp.push(await signup(service.apiUrl, i));
+  const user = app.userModel!;
+  const todo = app.modelsByResource.get('toDos')!;
+  const u = (name: string) => ident(user.fieldsByName.get(name)!.column!);
+  const t = (name: string) => ident(todo.fieldsByName.get(name)!.column!);
+  await sql`insert into ${ident(app.schema, user.table)} (id, ${u('name')}, ${u('email')})
+    select gen_random_uuid(), 'User ' || i, 'user' || i || '@bench.test' from generate_series(${size.signups + 1}::int, ${size.users}::int) i`.execute(db);
+  await sql`insert into ${ident(app.schema, todo.table)} (id, ${t('title')}, ${t('description')}, ${t('deadline')}, ${t('status')}, ${t('user')})
+    select gen_random_uuid(), 'To-do ' || n, case when n % 3 = 0 then null else 'Details of to-do ' || n end,
+      case when n % 5 = 0 then null else timestamptz '2030-01-01 00:00:00+00' + n * interval '7 hours' end,
+      case when n % 4 = 0 then 'done' else 'open' end, u.id
+    from ${ident(app.schema, user.table)} u cross join generate_series(1, ${size.todosPerUser}::int) n`.execute(db);
+  await sql`analyze`.execute(db);
+  const users: EndUser[] = [];
+  for (const s of signedUp) {
+    const ids = await sql<{ id: string }>`select id from ${ident(app.schema, todo.table)} where ${t('user')} = ${s.id} order by id`.execute(db);
+    users.push({ ...s, todoIds: ids.rows.map((r) => r.id) });
+  }
+  return users;
+}
+
+export async function startService(driver: Driver, size: SeedSize): Promise<BenchService> {
+  const t = await startTestPlatform(driver);
+  try {
+    const tenant = await createTenant(t, 'Bench');
+    const created = await createTodoApp(tenant);
+    await publish(tenant, created.id);
+    const app = compileApp(created.id, created.serverVersion, created.scode as unknown as AppDefinition);
+    const apiUrl = `${t.baseUrl}${t.config.appsPath}/${created.id}/api/v${created.serverVersion}`;
+    const adminHeaders = { authorization: `Bearer ${tenant.api.token}`, 'x-svc-api-client': tenant.api.apiKey! };
+    const partial = { t, tenant, app, apiUrl, adminHeaders };
+    const users = await seed(partial, size);
+    return { ...partial, users, close: () => t.close() };
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+}
