@@ -1,6 +1,7 @@
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { preparingPool } from './prepared.ts';
 import type { ControlPlane } from './tables.ts';
 
 export type Driver = 'pglite' | 'postgres';
@@ -47,7 +48,8 @@ export async function openPostgres(connectionString: string, maxConnections = 10
   // An idle client whose backend goes away (server restart, terminated session) must not
   // crash the process: the pool drops it and the next query opens a new connection.
   pool.on('error', (error) => console.error(`appbuilder: idle PostgreSQL connection lost: ${error.message}`));
-  const kysely = new Kysely<ControlPlane>({ dialect: new PostgresDialect({ pool }) });
+  // Marked statements (the generated reads) run as named prepared statements: prepared.ts.
+  const kysely = new Kysely<ControlPlane>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   await sql`select 1`.execute(kysely);
   return {
     driver: 'postgres',

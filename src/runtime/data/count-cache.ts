@@ -78,7 +78,8 @@ export interface TotalSource {
 /** The total of `select count(*) from {table} t where {where}`, from the cache when the data has not changed. */
 export function totalSource(executor: Executor, app: CompiledApp, table: RawBuilder<unknown>, where: RawBuilder<unknown>): TotalSource {
   const count = sql`select count(*) from ${table} t where ${where}`;
-  const uncached = { from: sql`(select (${count}) as total, cast(null as text) as version, false as clean) c`, remember: () => {}, missing: () => false };
+  // `offset 0` keeps `c` a subquery of its own: pulled up, `c.total` would be computed (and counted) once per use.
+  const uncached = { from: sql`(select (${count}) as total, cast(null as text) as version, false as clean offset 0) c`, remember: () => {}, missing: () => false };
   // A transaction may see its own uncommitted writes: it counts.
   if (executor.isTransaction) return uncached;
   const cache = cacheOf(executor);
@@ -89,7 +90,7 @@ export function totalSource(executor: Executor, app: CompiledApp, table: RawBuil
   const from = sql`(select v.version, v.clean,
       case when v.clean and v.version = cast(${cached?.version ?? null} as text) then cast(${cached?.total ?? null} as bigint) else (${count}) end as total
     from (select (select version::text from ${ident(app.schema, DATA_VERSION_TABLE)}) as version,
-      pg_current_xact_id_if_assigned() is null as clean) v) c`;
+      pg_current_xact_id_if_assigned() is null as clean) v offset 0) c`;
   return {
     from,
     remember: (row) => {

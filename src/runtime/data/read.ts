@@ -2,10 +2,12 @@
 // request, the JSON built by PostgreSQL and passed through as text, the total in the same
 // statement (counted, or kept from an earlier count while the data has not changed: count-cache.ts).
 // Statement text depends only on (model, rule shape, sort, filter shape): every value is a
-// parameter, so prepared/generic plans can be reused (see `plan_cache_mode`, DESIGN §3).
+// parameter, so the statements run as named prepared statements on `pg` and their plans are
+// reused (storage/prepared.ts, DESIGN §3).
 import { sql, type RawBuilder } from 'kysely';
 import { badRequest } from '../../errors.ts';
 import type { Db, Executor } from '../../storage/db.ts';
+import { PREPARED } from '../../storage/prepared.ts';
 import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { tableOf } from './columns.ts';
@@ -121,7 +123,7 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   const run = (total: TotalSource) =>
     runRow<CountedRow & { body: string }>(
       executor,
-      sql`select json_build_object('items', ${items}, 'total', c.total, 'offset', cast(${offset} as bigint))::text as body, c.total, c.version, c.clean
+      sql`${sql.raw(PREPARED)}select json_build_object('items', ${items}, 'total', c.total, 'offset', cast(${offset} as bigint))::text as body, c.total, c.version, c.clean
         from ${total.from}`,
       filter,
     );
@@ -166,7 +168,7 @@ async function get(
   const json = new RecordJson(app, ctx, context.bypassRules === true);
   const where = whereOf([json.readCondition(model, 't')]);
   if (!where) return undefined;
-  const query = sql`select (${json.record(model, 't', true)})::text as body
+  const query = sql`${sql.raw(PREPARED)}select (${json.record(model, 't', true)})::text as body
     from ${tableOf(app, model)} t where t.id = cast(${id} as uuid) and ${where}`;
   const text = (await runRow(executorOf(db), query))?.body;
   if (text === undefined) return undefined;

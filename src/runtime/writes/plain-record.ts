@@ -1,5 +1,6 @@
 import type { Executor } from '../../storage/db.ts';
 import { sql, type RawBuilder } from 'kysely';
+import { PREPARED } from '../../storage/prepared.ts';
 import { ident } from '../../storage/sql.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 
@@ -39,8 +40,8 @@ export function plainJson(app: CompiledApp, model: CompiledModel): RawBuilder<un
 
 export async function readPlainRecords(executor: Executor, app: CompiledApp, model: CompiledModel, ids: string[]): Promise<PlainRecord[]> {
   if (ids.length === 0) return [];
-  const result = await sql<{ record: PlainRecord }>`
-    select ${plainJson(app, model)} as record
+  // Prepared (storage/prepared.ts): it also loads the signed-in end user on every request.
+  const result = await sql<{ record: PlainRecord }>`${sql.raw(PREPARED)}select ${plainJson(app, model)} as record
     from ${ident(app.schema, model.table)} t
     where t.id = any(${ids}::uuid[])`.execute(executor);
   return result.rows.map((row) => (typeof row.record === 'string' ? JSON.parse(row.record) : row.record));
