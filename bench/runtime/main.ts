@@ -9,16 +9,21 @@
 // PGlite (in memory; the baseline runs its SQL on the same PGlite instance through the
 // platform's handle). Prints every figure and the ratios; asserts nothing.
 //
+// Each case is measured in BENCH_ROUNDS rounds, generated and hand-written alternating (A B, B A,
+// …) so that a drift of the machine's load hits both alike; the figures are the means over rounds.
+//
 // Environment: BENCH_SECONDS (per measurement, default 5), BENCH_WARMUP (default 1),
-// BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default "postgres,pglite"), BENCH_USERS (1000),
-// BENCH_TODOS (per user, 100).
+// BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default
+// "postgres,pglite"), BENCH_USERS (1000), BENCH_TODOS (per user, 100).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { AppKeys, loadMasterKey } from '../../src/runtime/app-keys.ts';
 import type { Driver } from '../../src/storage/db.ts';
+import { ident } from '../../src/storage/sql.ts';
 import { postgresAvailable } from '../../test/support/databases.ts';
 import { startBaseline, type Query } from './baseline.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
@@ -27,6 +32,7 @@ import { startService, type BenchService } from './setup.ts';
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(env.BENCH_WARMUP ?? 1);
+const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 2));
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const SIZE = { users: Number(env.BENCH_USERS ?? 1000), todosPerUser: Number(env.BENCH_TODOS ?? 100), signups: 20 };
 const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
@@ -84,6 +90,21 @@ function cases(service: BenchService, adminToken: string, prefix: string): Case[
 
 const fmt = (n: number, width = 8) => n.toFixed(0).padStart(width);
 
+/** Rates, p50 and p99 averaged over rounds; counts added up. */
+function mean(rounds: LoadResult[]): LoadResult {
+  const avg = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+  const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  return {
+    requestsPerSecond: avg((r) => r.requestsPerSecond),
+    p50: avg((r) => r.p50),
+    p99: avg((r) => r.p99),
+    total: sum((r) => r.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+  };
+}
+
 async function benchDriver(driver: Driver): Promise<void> {
   const started = Date.now();
   const service = await startService(driver, SIZE);
@@ -106,21 +127,34 @@ async function benchDriver(driver: Driver): Promise<void> {
     baseline = await startBaseline({ app: service.app, query, endUserKey, adminKey });
     const url = new URL(service.apiUrl);
     const origin = url.origin;
-    const todos = SIZE.users * SIZE.todosPerUser;
+    const todoTable = ident(service.app.schema, service.app.modelsByResource.get('toDos')!.table);
+    const todos = (await sql<{ n: number }>`select count(*) as n from ${todoTable}`.execute(db.kysely)).rows[0].n;
     console.log(`\n${driver}: ${SIZE.users} users × ${SIZE.todosPerUser} to-dos (${todos} rows) seeded in ${((Date.now() - started) / 1000).toFixed(1)} s;`);
-    console.log(`  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, load from a second process (autocannon)`);
+    console.log(`  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`);
     for (const c of cases(service, adminToken, url.pathname)) {
       // Both answer the same JSON (checked, not asserted: a difference is printed).
       const mine = await fetchJson(`${origin}${c.platform[0].path}`, c.platform[0].headers);
       const theirs = await fetchJson(`${baseline.url}${c.baseline[0].path}`, c.baseline[0].headers);
       const same = mine.status === 200 && theirs.status === 200 && JSON.stringify(mine.body) === JSON.stringify(theirs.body);
-      const platform = await measure(origin, c.platform);
-      const hand = await measure(baseline.url, c.baseline);
+      const platformRounds: LoadResult[] = [];
+      const handRounds: LoadResult[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        if (round % 2 === 0) {
+          platformRounds.push(await measure(origin, c.platform));
+          handRounds.push(await measure(baseline.url, c.baseline));
+        } else {
+          handRounds.push(await measure(baseline.url, c.baseline));
+          platformRounds.push(await measure(origin, c.platform));
+        }
+      }
+      const platform = mean(platformRounds);
+      const hand = mean(handRounds);
       console.log(`  ${c.name}${same ? '' : '  [ANSWERS DIFFER: platform ' + mine.status + ', baseline ' + theirs.status + ']'}`);
-      const line = (label: string, r: LoadResult) =>
-        `    ${label.padEnd(12)} ${fmt(r.requestsPerSecond)} req/s   p50 ${fmt(r.p50, 4)} ms   p99 ${fmt(r.p99, 4)} ms   (${r.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
-      console.log(line('generated', platform));
-      console.log(line('hand-written', hand));
+      const line = (label: string, r: LoadResult, rounds: LoadResult[]) =>
+        `    ${label.padEnd(12)} ${fmt(r.requestsPerSecond)} req/s   p50 ${fmt(r.p50, 4)} ms   p99 ${fmt(r.p99, 4)} ms   ` +
+        `(rounds: ${rounds.map((x) => `${x.requestsPerSecond.toFixed(0)} req/s p99 ${x.p99} ms`).join(', ')}; ${r.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
+      console.log(line('generated', platform, platformRounds));
+      console.log(line('hand-written', hand, handRounds));
       console.log(`    ratio        ${(platform.requestsPerSecond / hand.requestsPerSecond).toFixed(2)}× req/s, p99 ${(platform.p99 / Math.max(hand.p99, 1)).toFixed(2)}×`);
     }
   } finally {
