@@ -43,8 +43,10 @@ export {
   functionNames,
   measure,
   recordFieldReferences,
+  variableUse,
   walk,
   type ASTNode,
+  type VariableUse,
   type Visitor,
   type WalkInfo,
 } from './walk.ts';

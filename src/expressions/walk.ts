@@ -91,6 +91,44 @@ export function recordFieldReferences(ast: ASTNode): string[] {
   return [...names];
 }
 
+/** How an expression reads one global variable whose value is a map (a record). */
+export interface VariableUse {
+  /** Members named: `v.name`, `v.?name`, `v['name']`, `has(v.name)`. */
+  members: Set<string>;
+  /** Used some other way: passed, returned, compared, indexed by a computed key. */
+  whole: boolean;
+}
+
+function isNullLiteral(node: ASTNode): boolean {
+  return node.op === 'value' && node.args === null;
+}
+
+/**
+ * Which members of the global `name` (not shadowed by a macro variable) an expression reads.
+ * `name == null` / `name != null` read no member.
+ */
+export function variableUse(ast: ASTNode, name: string): VariableUse {
+  const use: VariableUse = { members: new Set(), whole: false };
+  walk(ast, (node, info) => {
+    if (!isGlobal(node, name, info) || isBinderPosition(node, info)) return;
+    const parent = info.parent;
+    if ((parent?.op === '.' || parent?.op === '.?') && parent.args[0] === node) {
+      use.members.add(parent.args[1]);
+      return;
+    }
+    if ((parent?.op === '[]' || parent?.op === '[?]') && parent.args[0] === node) {
+      const key = parent.args[1];
+      if (key.op === 'value' && typeof key.args === 'string') {
+        use.members.add(key.args);
+        return;
+      }
+    }
+    if ((parent?.op === '==' || parent?.op === '!=') && parent.args.some(isNullLiteral)) return;
+    use.whole = true;
+  });
+  return use;
+}
+
 /** Names of the functions and macros called (`size`, `contains`, `exists`, ...). */
 export function functionNames(ast: ASTNode): string[] {
   const names = new Set<string>();

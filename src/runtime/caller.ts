@@ -2,7 +2,8 @@ import type { PlainRecord } from './writes/plain-record.ts';
 
 /**
  * Who calls a generated app: nobody, an end user (their record is `auth` in
- * expressions), or a builder with management credentials (the app's administrator,
+ * expressions; from a bearer token, only the fields the app's expressions read:
+ * auth-reads.ts), or a builder with management credentials (the app's administrator,
  * rules bypassed), or the system (schedules and events run as it).
  */
 export type Caller = { kind: 'anonymous' } | { kind: 'user'; user: PlainRecord } | { kind: 'admin' } | { kind: 'system' };

@@ -7,6 +7,7 @@ import {
   measure,
   nodeText,
   recordFieldReferences,
+  variableUse,
   walk,
   type ASTNode,
 } from '../../src/expressions/index.ts';
@@ -43,6 +44,25 @@ describe('walk', () => {
     expect(functionNames(tree)).toEqual(['exists', 'size']);
     expect([...freeVariables(tree)].sort()).toEqual(['auth', 'record']);
     expect([...freeVariables(ast('cel.bind(x, auth.id, x == record.user)'))].sort()).toEqual(['auth', 'cel', 'record']);
+  });
+
+  it('tells which members of a variable an expression reads, and when it uses the variable whole', () => {
+    const use = (source: string, c = todoRule) => {
+      const found = variableUse(ast(source, c), 'auth');
+      return { members: [...found.members].sort(), whole: found.whole };
+    };
+    expect(use('auth != null && record.user == auth.id')).toEqual({ members: ['id'], whole: false });
+    expect(use('null != auth && record.id in auth.todos')).toEqual({ members: ['todos'], whole: false });
+    expect(use("has(auth.email) && auth['name'] == 'x'")).toEqual({ members: ['email', 'name'], whole: false });
+    expect(use('auth == null')).toEqual({ members: [], whole: false });
+    expect(use("record.title in ['a'] || record.status == 'x'")).toEqual({ members: [], whole: false });
+    // A macro variable named like the global shadows it.
+    expect(use("['a'].exists(auth, auth == 'a')")).toEqual({ members: [], whole: false });
+    // Used as a value: returned, put in a map or a list, compared with something else than null.
+    expect(use('auth', ctx('returnValue'))).toEqual({ members: [], whole: true });
+    expect(use("{'who': auth.id, 'all': auth}", ctx('returnValue'))).toEqual({ members: ['id'], whole: true });
+    expect(use('[auth]', ctx('effect'))).toEqual({ members: [], whole: true });
+    expect(use('auth == state.who', ctx('effect'))).toEqual({ members: [], whole: true });
   });
 
   it('measures depth and macro nesting', () => {

@@ -10,6 +10,7 @@ import type { Db, Executor } from '../../storage/db.ts';
 import { PREPARED } from '../../storage/prepared.ts';
 import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
+import { authForFilter } from '../auth-reads.ts';
 import { tableOf } from './columns.ts';
 import { fillComputed } from './computed-js.ts';
 import { totalSource, type CountedRow, type TotalSource } from './count-cache.ts';
@@ -104,11 +105,13 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   const limit = options.limit ?? DEFAULT_LIMIT;
   const offset = options.offset ?? 0;
   checkPaging(limit, offset);
+  const filter = options.filter;
+  const executor = executorOf(db);
   const ctx = readContext(options.ctx);
+  ctx.auth = await authForFilter(executor, app, model, ctx.auth, filter);
   const bypass = options.ctx.bypassRules === true;
   const json = new RecordJson(app, ctx, bypass);
   const keys = parseSort(app, model, options.sort, json.visibility(model));
-  const filter = options.filter;
   const conditions = (alias: string): Condition[] => [
     json.readCondition(model, alias),
     ...(filter !== undefined && filter.trim() !== '' ? [filterCondition(app, model, filter, ctx, alias)] : []),
@@ -117,7 +120,6 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   // An anonymous caller of an owner-only model, a filter folding to false: no query at all.
   if (!where) return { page: { items: [], total: 0, offset } };
   const table = tableOf(app, model);
-  const executor = executorOf(db);
   const items = sql`(select coalesce(json_agg(${json.record(model, 'p', true)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
         from (select * from ${table} t where ${where} order by ${orderBy(app, model, keys, 't')} limit ${limit} offset ${offset}) p)`;
   const run = (total: TotalSource) =>

@@ -13,6 +13,7 @@ import type { JsonRecord } from '../data/read.ts';
 import { getOwnRecord } from '../data/own-record.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
 import { CREDENTIALS_TABLE } from '../schema-extras.ts';
+import { loadAuth } from '../auth-reads.ts';
 
 const TOKEN_TTL = '24h';
 const MIN_PASSWORD = 8;
@@ -94,7 +95,10 @@ export class EndUserAuth {
     return { token: await this.issue(app, row.id), user: await this.profile(app, user) };
   }
 
-  /** The end user's own record as they may read it: their field rules hide what they may not see. */
+  /**
+   * The end user's own record as they may read it, read whole from the table (`user` may be the
+   * partial `auth` of a request: only its id and, for the field rules, what they read are used).
+   */
   async profile(app: CompiledApp, user: PlainRecord): Promise<JsonRecord> {
     return (await getOwnRecord(this.db, app, userModelOf(app), user)) ?? { id: user.id };
   }
@@ -106,7 +110,8 @@ export class EndUserAuth {
       const key = await this.keys.signingKey(app.applicationId);
       const { payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string') return null;
-      return (await readPlainRecord(this.db.kysely, app, app.userModel, payload.sub)) ?? null;
+      // Only what the app's expressions read of `auth` (auth-reads.ts); a deleted user's token stops working.
+      return (await loadAuth(this.db.kysely, app, payload.sub)) ?? null;
     } catch {
       return null;
     }

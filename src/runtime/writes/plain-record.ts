@@ -28,25 +28,38 @@ function plainValue(app: CompiledApp, model: CompiledModel, field: CompiledField
     : sql`(select j.${other} from ${join} j where j.${self} = t.id limit 1)`;
 }
 
-/** `json_build_object('id', t.id, 'title', t.f_title, …)` for the row aliased `t`. */
-export function plainJson(app: CompiledApp, model: CompiledModel): RawBuilder<unknown> {
+/** `json_build_object('id', t.id, 'title', t.f_title, …)` for the row aliased `t`: every field, or only `fields`. */
+export function plainJson(app: CompiledApp, model: CompiledModel, fields: readonly CompiledField[] = model.fields): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`'id', t.id`];
-  for (const field of model.fields) {
+  for (const field of fields) {
     const value = plainValue(app, model, field);
     if (value) parts.push(sql`${field.name}::text, ${value}`);
   }
   return sql`json_build_object(${sql.join(parts)})`;
 }
 
-export async function readPlainRecords(executor: Executor, app: CompiledApp, model: CompiledModel, ids: string[]): Promise<PlainRecord[]> {
+/** The records of `ids`, with every field or (the signed-in end user: runtime/auth-reads.ts) only `fields`. */
+export async function readPlainRecords(
+  executor: Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  ids: string[],
+  fields?: readonly CompiledField[],
+): Promise<PlainRecord[]> {
   if (ids.length === 0) return [];
   // Prepared (storage/prepared.ts): it also loads the signed-in end user on every request.
-  const result = await sql<{ record: PlainRecord }>`${sql.raw(PREPARED)}select ${plainJson(app, model)} as record
+  const result = await sql<{ record: PlainRecord }>`${sql.raw(PREPARED)}select ${plainJson(app, model, fields)} as record
     from ${ident(app.schema, model.table)} t
     where t.id = any(${ids}::uuid[])`.execute(executor);
   return result.rows.map((row) => (typeof row.record === 'string' ? JSON.parse(row.record) : row.record));
 }
 
-export async function readPlainRecord(executor: Executor, app: CompiledApp, model: CompiledModel, id: string): Promise<PlainRecord | undefined> {
-  return (await readPlainRecords(executor, app, model, [id]))[0];
+export async function readPlainRecord(
+  executor: Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  id: string,
+  fields?: readonly CompiledField[],
+): Promise<PlainRecord | undefined> {
+  return (await readPlainRecords(executor, app, model, [id], fields))[0];
 }
