@@ -6,10 +6,11 @@ import { Problem } from '../../errors.ts';
 import type { Executor } from '../../storage/db.ts';
 import { authOf, bypassesRules, type Caller } from '../caller.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
-import { getRecord, listRecords, type JsonRecord, type ReadContext } from '../data/read.ts';
-import { createRecord, deleteRecord, updateRecord } from '../writes/records.ts';
+import { listRecords, type JsonRecord, type ReadContext } from '../data/read.ts';
+import { createRecordWithView, deleteRecord, updateRecordWithView } from '../writes/records.ts';
 import { ActionError } from '../actions/errors.ts';
 import type { DataPort, DataRecord, FindOptions } from '../actions/types.ts';
+import { RecordView } from './record-view.ts';
 
 export interface TransactionDataOptions {
   env: Record<string, string>;
@@ -35,7 +36,7 @@ export class TransactionData implements DataPort {
 
   get(model: string, id: string): Promise<DataRecord | null> {
     const m = this.#model(model);
-    return this.#guard(async () => this.#read(m, id));
+    return this.#guard(async () => this.#view(m).read(this.trx, id));
   }
 
   find(model: string, options: FindOptions): Promise<DataRecord[]> {
@@ -62,20 +63,24 @@ export class TransactionData implements DataPort {
     });
   }
 
+  // Writes answer the caller's view of the written record, read in the statement that checks
+  // the write's rule (no read-back); a record the caller may write but not read is just its id.
   create(model: string, values: Record<string, unknown>): Promise<DataRecord> {
     const m = this.#model(model);
     return this.#guard(async () => {
-      const created = await createRecord(this.trx, this.app, m, values, this.caller);
-      return (await this.#read(m, created.id)) ?? { id: created.id };
+      const view = this.#view(m);
+      const created = await createRecordWithView(this.trx, this.app, m, values, this.caller, view.sql ?? undefined);
+      return view.finish(created.view) ?? { id: created.record.id };
     });
   }
 
   update(model: string, id: string, values: Record<string, unknown>): Promise<DataRecord | null> {
     const m = this.#model(model);
     return this.#guard(async () => {
-      const updated = await missingAsNull(() => updateRecord(this.trx, this.app, m, id, values, this.caller));
+      const view = this.#view(m);
+      const updated = await missingAsNull(() => updateRecordWithView(this.trx, this.app, m, id, values, this.caller, view.sql ?? undefined));
       if (!updated) return null;
-      return (await this.#read(m, updated.id)) ?? { id: updated.id };
+      return view.finish(updated.view) ?? { id: updated.record.id };
     });
   }
 
@@ -83,16 +88,15 @@ export class TransactionData implements DataPort {
     const m = this.#model(model);
     return this.#guard(async () => {
       // Read first, under the read rules: the output shows what the caller could see of it.
-      const before = await this.#read(m, id);
+      const before = await this.#view(m).read(this.trx, id);
       const deleted = await missingAsNull(() => deleteRecord(this.trx, this.app, m, id, this.caller));
       if (!deleted) return null;
       return before ?? { id: deleted.id };
     });
   }
 
-  async #read(model: CompiledModel, id: string): Promise<DataRecord | null> {
-    const record = await getRecord(this.trx, this.app, model, id, this.#readContext());
-    return record ? flatten(model, record) : null;
+  #view(model: CompiledModel): RecordView {
+    return new RecordView(this.app, model, this.#readContext());
   }
 
   #readContext(): ReadContext {

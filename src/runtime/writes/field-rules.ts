@@ -14,6 +14,29 @@ function refuse(model: CompiledModel, names: string[]): Problem {
   return new Problem(403, `You may not set ${names.map((n) => `'${n}'`).join(', ')} of this ${model.name}.`, errors);
 }
 
+/** The written fields' rules for the caller: the fields refused outright, and those decided on the row. */
+export interface FieldWriteRules {
+  denied: string[];
+  onRow: Array<[string, RawBuilder<unknown>]>;
+}
+
+export function fieldWriteRules(app: CompiledApp, model: CompiledModel, ctx: RuleContext, names: string[]): FieldWriteRules {
+  const rules: FieldWriteRules = { denied: [], onRow: [] };
+  if (names.length === 0) return rules;
+  const access = fieldVisibility(app, model, ctx);
+  for (const name of names) {
+    const rule = access.get(name);
+    if (rule?.kind === 'hidden') rules.denied.push(name);
+    else if (rule?.kind === 'row') rules.onRow.push([name, rule.condition('t')]);
+  }
+  return rules;
+}
+
+/** The 403 naming the fields `names` of this record the caller may not write. */
+export function refuseFields(model: CompiledModel, names: string[]): Problem {
+  return refuse(model, names);
+}
+
 /**
  * Throws 403 naming every field of `names` the caller (`ctx.auth`, `ctx.operation`) may not write
  * on record `id`. Callers that bypass the rules do not call this.
@@ -26,15 +49,12 @@ export async function checkFieldWrites(
   names: string[],
   id: string,
 ): Promise<void> {
-  if (names.length === 0) return;
-  const access = fieldVisibility(app, model, ctx);
-  const denied: string[] = [];
-  const onRow: Array<[string, RawBuilder<unknown>]> = [];
-  for (const name of names) {
-    const rule = access.get(name);
-    if (rule?.kind === 'hidden') denied.push(name);
-    else if (rule?.kind === 'row') onRow.push([name, rule.condition('t')]);
-  }
+  await checkRowFieldRules(executor, app, model, fieldWriteRules(app, model, ctx, names), id);
+}
+
+/** Throws 403 for the denied fields, else for those whose row rule does not hold on record `id`. */
+export async function checkRowFieldRules(executor: Executor, app: CompiledApp, model: CompiledModel, rules: FieldWriteRules, id: string): Promise<void> {
+  const { denied, onRow } = rules;
   if (denied.length > 0) throw refuse(model, denied);
   if (onRow.length === 0) return;
   const columns = onRow.map(([, condition], i) => sql`coalesce((${condition}), false) as ${ident(`f${i}`)}`);

@@ -1,16 +1,16 @@
 import type { Executor } from '../../storage/db.ts';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { forbidden } from '../../errors.ts';
 import { ident } from '../../storage/sql.ts';
 import { uuidv7 } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 import { authOf, bypassesRules, type Caller } from '../caller.ts';
 import { bindFieldValue } from './bind.ts';
-import { checkFieldWrites } from './field-rules.ts';
+import { checkFieldWrites, checkRowFieldRules, fieldWriteRules } from './field-rules.ts';
 import { problemFromDatabase } from './pg-errors.ts';
-import { readPlainRecord, type PlainRecord } from './plain-record.ts';
+import { plainJson, readPlainRecord, type PlainRecord } from './plain-record.ts';
 import { writeRelation } from './relations.ts';
-import { refusal, ruleCondition, ruleHolds } from './rules.ts';
+import { refusal, ruleCondition } from './rules.ts';
 import { validateWrite } from './values.ts';
 import { recordEvent } from './outbox.ts';
 
@@ -45,8 +45,56 @@ async function checkFields(
   await checkFieldWrites(executor, app, model, { auth: authOf(caller), operation, now: new Date() }, names, id);
 }
 
+/**
+ * After a write, ONE statement: whether the row passes the rule `condition`, its plain record, the
+ * outbox event (recorded only when the rule holds: a refusal rolls the write back anyway) and,
+ * when asked, `view`: an SQL expression on the row `t` (the caller's view of the record).
+ */
+async function afterWrite(
+  executor: Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  id: string,
+  condition: RawBuilder<unknown>,
+  event: { name: string; previous?: PlainRecord },
+  view: RawBuilder<unknown> | undefined,
+): Promise<{ ok: boolean; record: PlainRecord; view: unknown }> {
+  const result = await sql<{ ok: boolean; record: PlainRecord | string; view: unknown }>`
+    with w as (
+      select coalesce((${condition}), false) as ok, ${plainJson(app, model)} as record, ${view ?? sql`null`} as view
+      from ${ident(app.schema, model.table)} t where t.id = ${id}
+    ), e as (
+      insert into appbuilder.events (id, application_id, name, payload, previous)
+      select ${uuidv7()}, ${app.applicationId}, ${event.name}, w.record::jsonb, cast(${event.previous ? JSON.stringify(event.previous) : null} as jsonb)
+      from w where w.ok
+    )
+    select ok, record, view from w`.execute(executor);
+  const row = result.rows[0];
+  if (!row) throw new Error(`The written ${model.name} ${id} is gone`);
+  const record = typeof row.record === 'string' ? (JSON.parse(row.record) as PlainRecord) : row.record;
+  return { ok: row.ok === true, record, view: row.view };
+}
+
+/** A written record: its plain form (as events see it) and the `view` asked for, if any. */
+export interface Written {
+  record: PlainRecord;
+  view: unknown;
+}
+
 /** Creates a record inside the caller's transaction; the rules are checked against the new row. */
 export async function createRecord(executor: Executor, app: CompiledApp, model: CompiledModel, body: unknown, caller: Caller): Promise<PlainRecord> {
+  return (await createRecordWithView(executor, app, model, body, caller)).record;
+}
+
+/** createRecord, also answering `view` (SQL on the new row `t`) read in the statement that checks the rule. */
+export async function createRecordWithView(
+  executor: Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  body: unknown,
+  caller: Caller,
+  view?: RawBuilder<unknown>,
+): Promise<Written> {
   const { values } = validateWrite(model, body, 'create');
   const condition = ruleCondition(app, model, caller, 'create');
   if (!condition) throw forbidden(`You may not create ${model.resource}.`);
@@ -57,11 +105,10 @@ export async function createRecord(executor: Executor, app: CompiledApp, model: 
       values (${sql.join([sql`${id}`, ...columns.map(([f, v]) => bindFieldValue(f, v))])})`.execute(executor);
     for (const [field, value] of elsewhere(values)) await writeRelation(executor, app, field, id, value, false, caller);
   });
-  if (!(await ruleHolds(executor, app, model, id, condition))) throw forbidden(`You may not create this ${model.name}.`);
+  const written = await afterWrite(executor, app, model, id, condition, { name: `${model.name}.created` }, view);
+  if (!written.ok) throw forbidden(`You may not create this ${model.name}.`);
   await checkFields(executor, app, model, caller, 'create', body, id);
-  const record = (await readPlainRecord(executor, app, model, id))!;
-  await recordEvent(executor, app, `${model.name}.created`, record);
-  return record;
+  return written;
 }
 
 /**
@@ -76,26 +123,50 @@ export async function updateRecord(
   body: unknown,
   caller: Caller,
 ): Promise<PlainRecord> {
+  return (await updateRecordWithView(executor, app, model, id, body, caller)).record;
+}
+
+/** updateRecord, also answering `view` (SQL on the changed row `t`) read in the statement that checks the rule. */
+export async function updateRecordWithView(
+  executor: Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  id: string,
+  body: unknown,
+  caller: Caller,
+  view?: RawBuilder<unknown>,
+): Promise<Written> {
   const { values } = validateWrite(model, body, 'update');
   const condition = ruleCondition(app, model, caller, 'update');
+  if (!condition) throw await refusal(executor, app, model, id, caller, 'update');
   const table = ident(app.schema, model.table);
-  const locked = condition
-    ? await sql`select t.id from ${table} t where t.id = ${id} and (${condition}) for update`.execute(executor)
-    : { rows: [] };
-  if (locked.rows.length === 0) throw await refusal(executor, app, model, id, caller, 'update');
-  await checkFields(executor, app, model, caller, 'update', body, id);
-  const previous = (await readPlainRecord(executor, app, model, id))!;
   const columns = ownColumns(values);
+  const sets = [...columns.map(([f, v]) => sql`${ident(f.column!)} = ${bindFieldValue(f, v)}`), sql`updated_at = now()`];
+  const fieldRules = bypassesRules(caller)
+    ? { denied: [], onRow: [] }
+    : fieldWriteRules(app, model, { auth: authOf(caller), operation: 'update', now: new Date() }, Object.keys(body as Record<string, unknown>));
+  // Lock the row the caller may update and take its record as it was; when no field rule needs
+  // the row before the change, change it in the same statement (a refusal after it rolls back).
+  const lockOnly = fieldRules.onRow.length > 0;
+  const locked = await guarded(
+    model,
+    () => sql<{ record: PlainRecord | string }>`
+      with p as (select t.id, ${plainJson(app, model)} as record from ${table} t where t.id = ${id} and (${condition}) for update of t)
+      ${lockOnly ? sql`` : sql`, u as (update ${table} t set ${sql.join(sets)} from p where t.id = p.id returning t.id)`}
+      select record from p`.execute(executor),
+  );
+  const row = locked.rows[0];
+  if (!row) throw await refusal(executor, app, model, id, caller, 'update');
+  const previous = typeof row.record === 'string' ? (JSON.parse(row.record) as PlainRecord) : row.record;
+  await checkRowFieldRules(executor, app, model, fieldRules, id);
   await guarded(model, async () => {
-    const sets = [...columns.map(([f, v]) => sql`${ident(f.column!)} = ${bindFieldValue(f, v)}`), sql`updated_at = now()`];
-    await sql`update ${table} set ${sql.join(sets)} where id = ${id}`.execute(executor);
+    if (lockOnly) await sql`update ${table} set ${sql.join(sets)} where id = ${id}`.execute(executor);
     for (const [field, value] of elsewhere(values)) await writeRelation(executor, app, field, id, value, true, caller);
   });
   // The changed row must still be the caller's to change: no moving records out of reach.
-  if (!(await ruleHolds(executor, app, model, id, condition!))) throw forbidden(`This change would take the ${model.name} out of your reach.`);
-  const record = (await readPlainRecord(executor, app, model, id))!;
-  await recordEvent(executor, app, `${model.name}.updated`, record, previous);
-  return record;
+  const written = await afterWrite(executor, app, model, id, condition, { name: `${model.name}.updated`, previous }, view);
+  if (!written.ok) throw forbidden(`This change would take the ${model.name} out of your reach.`);
+  return written;
 }
 
 export async function deleteRecord(executor: Executor, app: CompiledApp, model: CompiledModel, id: string, caller: Caller): Promise<PlainRecord> {
