@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/db.ts';
 import type { AppDefinition, EventTrigger, Trigger } from '../../definition/schema.ts';
 import type { DeploymentRegistry, ServedApp } from '../registry.ts';
@@ -61,6 +61,13 @@ export async function newestActiveVersions(db: Db, applicationIds: readonly stri
     .execute();
   for (const row of rows) if (!newest.has(row.application_id)) newest.set(row.application_id, row.server_version);
   return newest;
+}
+
+/** The same version as newestActiveVersions, as an SQL subquery for the application id `applicationId`. */
+export function newestActiveVersionSql(applicationId: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`(select d.server_version from appbuilder.deployments d
+    where d.application_id = ${applicationId} and d.state = 'active'
+    order by d.published_at desc nulls last, d.server_version desc limit 1)`;
 }
 
 /** The served version that handles an application's events and schedules now, or null. */
