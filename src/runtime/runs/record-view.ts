@@ -5,6 +5,7 @@
 // write can read it back in the statement that checks its rule (writes/records.ts).
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../storage/db.ts';
+import { PREPARED } from '../../storage/prepared.ts';
 import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { tableOf } from '../data/columns.ts';
@@ -40,7 +41,7 @@ export class RecordView {
   /** Reads record `id`; null when it does not exist or the caller may not read it. */
   async read(executor: Executor, id: string): Promise<DataRecord | null> {
     if (this.sql === null || typeof id !== 'string' || !isUuid(id)) return null;
-    const result = await sql<{ body: string | null }>`select ${this.sql} as body from ${tableOf(this.app, this.model)} t where t.id = cast(${id} as uuid)`.execute(executor);
+    const result = await sql<{ body: string | null }>`${sql.raw(PREPARED)}select ${this.sql} as body from ${tableOf(this.app, this.model)} t where t.id = cast(${id} as uuid)`.execute(executor);
     return this.finish(result.rows[0]?.body);
   }
 }

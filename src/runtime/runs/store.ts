@@ -1,6 +1,7 @@
 // Stored action runs (appbuilder.runs): written once when a run ends, listed per application.
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../storage/db.ts';
+import { PREPARED } from '../../storage/prepared.ts';
 import { jsonb, toIso } from '../../storage/sql.ts';
 import type { JsonValue } from '../../expressions/index.ts';
 import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
@@ -88,7 +89,7 @@ export class RunStore {
   constructor(private readonly db: Db) {}
 
   async insert(run: Run, executor: Executor = this.db.kysely): Promise<void> {
-    await sql`insert into appbuilder.runs
+    await sql`${sql.raw(PREPARED)}insert into appbuilder.runs
       (id, application_id, server_version, trigger_id, action_id, status, input, steps, result, response, error, started_at, completed_at, duration_ms)
       values (${run.id}, ${run.applicationId}, ${run.serverVersion}, ${run.triggerId}, ${run.actionId}, ${run.status},
         ${jsonb(run.input)}, ${jsonb(run.steps)}, ${jsonb(run.result)}, ${run.response ? jsonb(run.response) : null},

@@ -1,6 +1,7 @@
 import type { Executor } from '../../storage/db.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { forbidden } from '../../errors.ts';
+import { PREPARED } from '../../storage/prepared.ts';
 import { ident } from '../../storage/sql.ts';
 import { uuidv7 } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
@@ -59,8 +60,7 @@ async function afterWrite(
   event: { name: string; previous?: PlainRecord },
   view: RawBuilder<unknown> | undefined,
 ): Promise<{ ok: boolean; record: PlainRecord; view: unknown }> {
-  const result = await sql<{ ok: boolean; record: PlainRecord | string; view: unknown }>`
-    with w as (
+  const result = await sql<{ ok: boolean; record: PlainRecord | string; view: unknown }>`${sql.raw(PREPARED)}with w as (
       select coalesce((${condition}), false) as ok, ${plainJson(app, model)} as record, ${view ?? sql`null`} as view
       from ${ident(app.schema, model.table)} t where t.id = ${id}
     ), e as (
@@ -101,7 +101,7 @@ export async function createRecordWithView(
   const id = uuidv7();
   const columns = ownColumns(values);
   await guarded(model, async () => {
-    await sql`insert into ${ident(app.schema, model.table)} (${sql.join([sql`id`, ...columns.map(([f]) => ident(f.column!))])})
+    await sql`${sql.raw(PREPARED)}insert into ${ident(app.schema, model.table)} (${sql.join([sql`id`, ...columns.map(([f]) => ident(f.column!))])})
       values (${sql.join([sql`${id}`, ...columns.map(([f, v]) => bindFieldValue(f, v))])})`.execute(executor);
     for (const [field, value] of elsewhere(values)) await writeRelation(executor, app, field, id, value, false, caller);
   });
@@ -150,8 +150,7 @@ export async function updateRecordWithView(
   const lockOnly = fieldRules.onRow.length > 0;
   const locked = await guarded(
     model,
-    () => sql<{ record: PlainRecord | string }>`
-      with p as (select t.id, ${plainJson(app, model)} as record from ${table} t where t.id = ${id} and (${condition}) for update of t)
+    () => sql<{ record: PlainRecord | string }>`${sql.raw(PREPARED)}with p as (select t.id, ${plainJson(app, model)} as record from ${table} t where t.id = ${id} and (${condition}) for update of t)
       ${lockOnly ? sql`` : sql`, u as (update ${table} t set ${sql.join(sets)} from p where t.id = p.id returning t.id)`}
       select record from p`.execute(executor),
   );
