@@ -1,8 +1,20 @@
 import { randomBytes } from 'node:crypto';
 
+// Random bytes are drawn from the CSPRNG in blocks (as crypto.randomUUID does): one call per
+// 400 ids instead of one per id, which showed up in profiles of writes.
+const RANDOM_BLOCK = 4000;
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+
 /** A time-ordered UUID (v7): ids sort by creation, which keeps b-tree inserts local. */
 export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
+  if (randomOffset + 10 > randomPool.length) {
+    randomPool = randomBytes(RANDOM_BLOCK);
+    randomOffset = 0;
+  }
+  const bytes = Buffer.allocUnsafe(16);
+  randomPool.copy(bytes, 6, randomOffset, randomOffset + 10);
+  randomOffset += 10;
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;

@@ -24,6 +24,7 @@ export interface TransactionDataOptions {
 
 export class TransactionData implements DataPort {
   readonly #now = new Date();
+  readonly #views = new Map<string, RecordView>();
   /** The first database failure (not a data one) seen by a call: the run's caller rethrows it. */
   infrastructureError: unknown = null;
 
@@ -95,8 +96,14 @@ export class TransactionData implements DataPort {
     });
   }
 
+  /** One view per model for the whole run: the caller and the run's `now` do not change. */
   #view(model: CompiledModel): RecordView {
-    return new RecordView(this.app, model, this.#readContext());
+    let view = this.#views.get(model.id);
+    if (!view) {
+      view = new RecordView(this.app, model, this.#readContext());
+      this.#views.set(model.id, view);
+    }
+    return view;
   }
 
   #readContext(): ReadContext {
