@@ -3,10 +3,12 @@
 // process (autocannon, bench/actions/load.ts). The action and its trigger are in setup.ts, the
 // baseline in baseline.ts. Runs on PostgreSQL (DATABASE_URL or 127.0.0.1:5432; a fresh database,
 // dropped afterwards) and on PGlite (in memory; the baseline on the same PGlite instance). Prints
-// requests/s, p50 and p99 of both and the ratio; asserts nothing.
+// requests/s, p50 and p99 of both and the ratio; asserts nothing. The two are measured in
+// BENCH_ROUNDS rounds, alternating (A B, B A, …) so that a drift of the machine's load hits both
+// alike; the figures are the means over rounds.
 //
 // Environment: BENCH_SECONDS (per measurement, default 5), BENCH_WARMUP (default 1),
-// BENCH_CONNECTIONS (default 10, both sides), BENCH_DRIVERS (default "postgres,pglite"),
+// BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 10, both sides), BENCH_DRIVERS (default "postgres,pglite"),
 // BENCH_USERS (default 20), BENCH_TODOS (per user, default 50), BENCH_SIDES (default
 // "platform,baseline"; one side alone is handy under --cpu-prof).
 import { spawn } from 'node:child_process';
@@ -22,6 +24,7 @@ import { startService, type BenchService } from './setup.ts';
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(env.BENCH_WARMUP ?? 1);
+const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 2));
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const SIZE = { users: Number(env.BENCH_USERS ?? 20), todosPerUser: Number(env.BENCH_TODOS ?? 50) };
 const SIDES = new Set((env.BENCH_SIDES ?? 'platform,baseline').split(',').map((s) => s.trim()));
@@ -67,6 +70,21 @@ async function answerShape(origin: string, request: PlannedRequest): Promise<str
   return `${response.status} ${masked}`;
 }
 
+/** The mean of each figure over rounds. */
+function mean(results: LoadResult[]): LoadResult {
+  const avg = (pick: (r: LoadResult) => number) => results.reduce((sum, r) => sum + pick(r), 0) / results.length;
+  const sum = (pick: (r: LoadResult) => number) => results.reduce((total, r) => total + pick(r), 0);
+  return {
+    requestsPerSecond: avg((r) => r.requestsPerSecond),
+    p50: avg((r) => r.p50),
+    p99: avg((r) => r.p99),
+    total: sum((r) => r.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+  };
+}
+
 const fmt = (n: number, width = 8) => n.toFixed(0).padStart(width);
 const line = (label: string, r: LoadResult) =>
   `    ${label.padEnd(13)} ${fmt(r.requestsPerSecond)} req/s   p50 ${fmt(r.p50, 4)} ms   p99 ${fmt(r.p99, 4)} ms   (${r.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)`;
@@ -86,15 +104,25 @@ async function benchDriver(driver: Driver): Promise<void> {
     const platformRequests = followUps(service, url.pathname);
     const baselineRequests = followUps(service, '');
     console.log(`\n${driver}: ${SIZE.users} users × ${SIZE.todosPerUser} open to-dos, ready in ${((Date.now() - started) / 1000).toFixed(1)} s;`);
-    console.log(`  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, load from a second process (autocannon)`);
+    console.log(`  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`);
     console.log('  POST …/toDos/:id/followUps: data.get, flow.if, data.create, data.update, flow.return (two writes, one transaction)');
     // Both answer the same JSON (checked, not asserted: a difference is printed), asked of the
     // last to-do of the plans so the measurements start on rows nobody touched yet.
     const mine = await answerShape(url.origin, platformRequests[platformRequests.length - 1]);
     const theirs = await answerShape(baseline.url, baselineRequests[baselineRequests.length - 1]);
     if (mine !== theirs) console.log(`  [ANSWERS DIFFER]\n    platform: ${mine}\n    baseline: ${theirs}`);
-    const platform = SIDES.has('platform') ? await measure(url.origin, platformRequests) : null;
-    const hand = SIDES.has('baseline') ? await measure(baseline.url, baselineRequests) : null;
+    const platformRounds: LoadResult[] = [];
+    const handRounds: LoadResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? ['platform', 'baseline'] : ['baseline', 'platform'];
+      for (const side of order) {
+        if (!SIDES.has(side)) continue;
+        if (side === 'platform') platformRounds.push(await measure(url.origin, platformRequests));
+        else handRounds.push(await measure(baseline.url, baselineRequests));
+      }
+    }
+    const platform = platformRounds.length > 0 ? mean(platformRounds) : null;
+    const hand = handRounds.length > 0 ? mean(handRounds) : null;
     if (platform) console.log(line('trigger', platform));
     if (hand) console.log(line('hand-written', hand));
     if (platform && hand) {
