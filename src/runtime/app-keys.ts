@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import type { Db } from '../storage/db.ts';
 import { settingOrCreate } from '../storage/settings.ts';
 import { decryptSecret, encryptSecret } from '../tools/secrets.ts';
@@ -18,6 +18,7 @@ export async function loadMasterKey(db: Db, configured = process.env.APPBUILDER_
 /** Per-application JWT signing keys for end users, sealed with the master key, cached in memory. */
 export class AppKeys {
   private readonly cache = new Map<string, Uint8Array>();
+  private readonly imported = new Map<string, Promise<webcrypto.CryptoKey>>();
 
   constructor(
     private readonly db: Db,
@@ -39,6 +40,19 @@ export class AppKeys {
       .executeTakeFirstOrThrow();
     const key = Buffer.from(decryptSecret(row.sealed_jwt_key, this.masterKey), 'base64');
     this.cache.set(applicationId, key);
+    return key;
+  }
+
+  /** The signing key imported once for HS256 (importing it on every request costs a few per cent of a trigger's CPU). */
+  jwtKey(applicationId: string): Promise<webcrypto.CryptoKey> {
+    let key = this.imported.get(applicationId);
+    if (!key) {
+      key = this.signingKey(applicationId).then((raw) =>
+        webcrypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+      );
+      key.catch(() => this.imported.delete(applicationId));
+      this.imported.set(applicationId, key);
+    }
     return key;
   }
 }

@@ -2,7 +2,8 @@
 // binds params just before each effect, stores outputs at results.{actionEffectId}, routes every
 // failure the same way (effect onError → action onError → the run fails) and enforces the limits.
 // Pure: data and events go through the ports; the caller owns the transaction and the outbox.
-import { Value } from '@sinclair/typebox/value';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TObject } from '@sinclair/typebox';
 import { effectParamsSchema } from '../../definition/effect-catalogue.ts';
 import type { Action, ActionEffect } from '../../definition/schema.ts';
 import { toJson, type JsonValue } from '../../expressions/index.ts';
@@ -284,11 +285,24 @@ class Run {
   }
 }
 
+/** Each effect's params schema, compiled once (an interpreted check on every step is slow). */
+const compiledParams = new Map<string, TypeCheck<TObject> | null>();
+
+function paramsCheck(effectName: string): TypeCheck<TObject> | null {
+  let check = compiledParams.get(effectName);
+  if (check === undefined) {
+    const schema = effectParamsSchema(effectName);
+    check = schema ? TypeCompiler.Compile(schema) : null;
+    compiledParams.set(effectName, check);
+  }
+  return check;
+}
+
 /** Params must match the catalogue schema before an effect trusts their types. */
 function checkParams(effectName: string, params: Record<string, unknown>): void {
-  const schema = effectParamsSchema(effectName);
-  if (!schema || Value.Check(schema, params)) return;
-  const first = Value.Errors(schema, params).First();
+  const check = paramsCheck(effectName);
+  if (!check || check.Check(params)) return;
+  const first = check.Errors(params).First();
   const where = first?.path ? ` at ${first.path}` : '';
   throw new ActionError(400, 'invalid_params', `Invalid params for ${effectName}${where}: ${first?.message ?? 'invalid'}.`);
 }

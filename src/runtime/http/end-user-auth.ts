@@ -107,7 +107,7 @@ export class EndUserAuth {
   async verify(app: CompiledApp, token: string): Promise<PlainRecord | null> {
     if (!app.userModel) return null;
     try {
-      const key = await this.keys.signingKey(app.applicationId);
+      const key = await this.keys.jwtKey(app.applicationId);
       const { payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string') return null;
       // Only what the app's expressions read of `auth` (auth-reads.ts); a deleted user's token stops working.
@@ -124,6 +124,6 @@ export class EndUserAuth {
       .setAudience(`app:${app.applicationId}`)
       .setIssuedAt()
       .setExpirationTime(TOKEN_TTL)
-      .sign(await this.keys.signingKey(app.applicationId));
+      .sign(await this.keys.jwtKey(app.applicationId));
   }
 }

@@ -29,13 +29,24 @@ function plainValue(app: CompiledApp, model: CompiledModel, field: CompiledField
 }
 
 /** `json_build_object('id', t.id, 'title', t.f_title, …)` for the row aliased `t`: every field, or only `fields`. */
-export function plainJson(app: CompiledApp, model: CompiledModel, fields: readonly CompiledField[] = model.fields): RawBuilder<unknown> {
+function buildPlainJson(app: CompiledApp, model: CompiledModel, fields: readonly CompiledField[]): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`'id', t.id`];
   for (const field of fields) {
     const value = plainValue(app, model, field);
     if (value) parts.push(sql`${field.name}::text, ${value}`);
   }
   return sql`json_build_object(${sql.join(parts)})`;
+}
+
+/** Built once per model and field list (a compiled definition does not change once loaded). */
+const plainJsonCache = new WeakMap<CompiledModel, WeakMap<readonly CompiledField[], RawBuilder<unknown>>>();
+
+export function plainJson(app: CompiledApp, model: CompiledModel, fields: readonly CompiledField[] = model.fields): RawBuilder<unknown> {
+  let byFields = plainJsonCache.get(model);
+  if (!byFields) plainJsonCache.set(model, (byFields = new WeakMap()));
+  let json = byFields.get(fields);
+  if (!json) byFields.set(fields, (json = buildPlainJson(app, model, fields)));
+  return json;
 }
 
 /** The records of `ids`, with every field or (the signed-in end user: runtime/auth-reads.ts) only `fields`. */
