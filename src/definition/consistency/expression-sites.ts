@@ -1,22 +1,13 @@
 /** Every expression of a definition, with its JSON pointer, its scope and (where it has one) its model. */
+import type { Scope } from '../../expressions/index.ts';
 import type { AppDefinition, Model } from '../schema.ts';
 import { modelOfEffect } from './actions.ts';
 import { pointer } from './pointer.ts';
 
-export type ExpressionScope =
-  | 'rule'
-  | 'filter'
-  | 'computed'
-  | 'validation'
-  | 'matchSelector'
-  | 'initialState'
-  | 'effect'
-  | 'returnValue';
-
 export interface ExpressionSite {
   path: string;
   source: string;
-  scope: ExpressionScope;
+  scope: Scope;
   /** The model whose `record` the expression sees (rules, computed fields, filters). */
   model?: Model;
   /** For trigger expressions: what starts the action (`request` or `event` are available). */
