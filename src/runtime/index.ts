@@ -28,19 +28,23 @@ export async function createRuntime(db: Db, options: { builderCustomer(request: 
   const registry = new DeploymentRegistry(db);
   const afterCommit = new AfterCommit();
   const auth = new EndUserAuth(db, new AppKeys(db, await loadMasterKey(db)), afterCommit);
-  const runner = new ActionRunner(db, afterCommit, new RunStore(db));
+  const runs = new RunStore(db);
+  const runner = new ActionRunner(db, afterCommit, runs);
   return {
     registry,
     auth,
     afterCommit,
     runner: { runEventTrigger: (served, trigger, event) => runner.runEventTrigger(served, trigger, event) },
-    plugin: (appsPath) =>
-      generatedAppsPlugin({
+    plugin: (appsPath) => async (fastify) => {
+      // HTTP-trigger runs are stored just after their requests (runs/run-buffer.ts): written before the service stops.
+      fastify.addHook('onClose', () => runs.flush());
+      await generatedAppsPlugin({
         appsPath,
         registry,
         auth,
         builderCustomer: options.builderCustomer,
         sources: [resourceRoutes(db, afterCommit), authRoutes(auth), docsRoutes(appsPath), triggerRoutes(runner)],
-      }),
+      })(fastify);
+    },
   };
 }

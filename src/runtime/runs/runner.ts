@@ -139,6 +139,7 @@ export class ActionRunner implements EventRunner {
       return run;
     }
     const env = appEnv(spec.app);
+    const deferred = mode === 'commit' && spec.request !== undefined;
     let run: Run | undefined;
     let data: TransactionData | undefined;
     const work = async (trx: Executor) => {
@@ -159,8 +160,9 @@ export class ActionRunner implements EventRunner {
       );
       run = this.#record(spec, id, startedAt, elapsed(), record);
       if (record.status === 'failed' || mode === 'rollback') throw new Rollback();
-      // A succeeded run is stored with its writes: both or neither.
-      await this.store.insert(run, trx);
+      // A succeeded event run is stored with its writes: both or neither (a delivery whose run cannot
+      // be stored is retried). An HTTP trigger's run is stored just after the commit, off the request path.
+      if (!deferred) await this.store.insert(run, trx);
     };
     try {
       if (mode === 'commit') await this.afterCommit.run(this.db, work);
@@ -172,6 +174,7 @@ export class ActionRunner implements EventRunner {
     // The database failed, not the action: nothing is stored, the caller retries (events) or answers 500.
     if (run.status === 'failed' && data?.infrastructureError) throw data.infrastructureError;
     if (mode === 'commit' && run.status === 'failed') await this.store.insert(run);
+    else if (deferred) this.store.add(run);
     return run;
   }
 

@@ -5,6 +5,7 @@ import { PREPARED } from '../../storage/prepared.ts';
 import { jsonb, toIso } from '../../storage/sql.ts';
 import type { JsonValue } from '../../expressions/index.ts';
 import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
+import { runBuffer } from './run-buffer.ts';
 
 export type RunStatus = 'succeeded' | 'failed';
 
@@ -96,8 +97,19 @@ export class RunStore {
         ${run.error ? jsonb(run.error) : null}, ${run.startedAt}, ${run.completedAt}, ${run.durationMs})`.execute(executor);
   }
 
+  /** Stores the run a few milliseconds later, with others (run-buffer.ts); reads below see it. */
+  add(run: Run): void {
+    runBuffer(this.db).add(run);
+  }
+
+  /** Writes the runs added and not yet stored. */
+  flush(): Promise<void> {
+    return runBuffer(this.db).flush();
+  }
+
   /** Newest first. */
   async list(applicationId: string, filter: RunFilter): Promise<{ items: Run[]; total: number }> {
+    await this.flush();
     const conditions = [sql`application_id = ${applicationId}`];
     if (filter.triggerId !== undefined) conditions.push(sql`trigger_id = ${filter.triggerId}`);
     if (filter.actionId !== undefined) conditions.push(sql`action_id = ${filter.actionId}`);
@@ -111,12 +123,14 @@ export class RunStore {
   }
 
   async get(applicationId: string, runId: string): Promise<Run | undefined> {
+    await this.flush();
     const rows = await sql<RunRow>`select * from appbuilder.runs where application_id = ${applicationId} and id = ${runId}`.execute(this.db.kysely);
     return rows.rows[0] && toRun(rows.rows[0]);
   }
 
   /** Deletes runs that started before `cutoff`; returns how many. */
   async deleteStartedBefore(cutoff: Date): Promise<number> {
+    await this.flush();
     const result = await sql`delete from appbuilder.runs where started_at < ${cutoff.toISOString()}`.execute(this.db.kysely);
     return Number(result.numAffectedRows ?? 0);
   }
