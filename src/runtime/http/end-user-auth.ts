@@ -45,8 +45,13 @@ function emailColumn(model: CompiledModel): string {
   return email.column;
 }
 
+const MAX_VERIFIED_TOKENS = 10_000;
+
 /** End users of a generated app: sign-up, log-in, and the tokens that carry them (JWT, per-app key). */
 export class EndUserAuth {
+  /** Tokens whose signature was checked: app and token → subject and expiry (seconds). */
+  readonly #verified = new Map<string, { sub: string; exp: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly keys: AppKeys,
@@ -107,14 +112,34 @@ export class EndUserAuth {
   async verify(app: CompiledApp, token: string): Promise<PlainRecord | null> {
     if (!app.userModel) return null;
     try {
-      const key = await this.keys.jwtKey(app.applicationId);
-      const { payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string') return null;
+      const sub = await this.#subject(app, token);
+      if (sub === null) return null;
       // Only what the app's expressions read of `auth` (auth-reads.ts); a deleted user's token stops working.
-      return (await loadAuth(this.db.kysely, app, payload.sub)) ?? null;
+      return (await loadAuth(this.db.kysely, app, sub)) ?? null;
     } catch {
       return null;
     }
+  }
+
+  /**
+   * The subject of a valid token. A signature once checked is remembered (a client sends the same
+   * token on every request; the check is a few per cent of a trigger's CPU); expiry is checked each time.
+   */
+  async #subject(app: CompiledApp, token: string): Promise<string | null> {
+    const cacheKey = `${app.applicationId} ${token}`;
+    const known = this.#verified.get(cacheKey);
+    if (known) {
+      if (known.exp > Math.floor(Date.now() / 1000)) return known.sub;
+      this.#verified.delete(cacheKey);
+    }
+    const key = await this.keys.jwtKey(app.applicationId);
+    const { payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] });
+    if (typeof payload.sub !== 'string') return null;
+    if (typeof payload.exp === 'number' && payload.nbf === undefined) {
+      if (this.#verified.size >= MAX_VERIFIED_TOKENS) this.#verified.clear();
+      this.#verified.set(cacheKey, { sub: payload.sub, exp: payload.exp });
+    }
+    return payload.sub;
   }
 
   private async issue(app: CompiledApp, userId: string): Promise<string> {
