@@ -6,39 +6,12 @@
 //     set the to-do's description; commit; 201 {todo, followUp}.
 // It is what a competent developer writes by hand: three statements between begin and commit,
 // JSON built by JSON.stringify. On PGlite it runs on the platform's own PGlite instance.
-import type { PGlite, Transaction } from '@electric-sql/pglite';
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
-import type pg from 'pg';
 import type { CompiledApp } from '../../src/runtime/compiled-app.ts';
 import { quoteIdent } from '../../src/storage/sql.ts';
 import { uuidv7 } from '../../src/tools/ids.ts';
-
-type Row = Record<string, unknown>;
-type Query = (text: string, values: unknown[]) => Promise<Row[]>;
-/** Runs `work` in one transaction on either driver. */
-export type InTransaction = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
-
-export function pgTransactions(pool: pg.Pool): InTransaction {
-  return async (work) => {
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      const result = await work(async (text, values) => (await client.query(text, values)).rows);
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
-}
-
-export function pgliteTransactions(pglite: PGlite): InTransaction {
-  return (work) => pglite.transaction((tx: Transaction) => work(async (text, values) => (await tx.query<Row>(text, values)).rows));
-}
+import { todoFields, type InTransaction, type Row } from '../support/baseline.ts';
 
 function statements(app: CompiledApp) {
   const todo = app.modelsByResource.get('toDos')!;
@@ -53,15 +26,7 @@ function statements(app: CompiledApp) {
 }
 
 function shape(row: Row) {
-  const deadline = row.deadline as Date | null;
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    deadline: deadline === null ? null : deadline.toISOString(),
-    status: row.status,
-    user: row.user,
-  };
+  return { ...todoFields(row), user: row.user };
 }
 
 class Refusal extends Error {

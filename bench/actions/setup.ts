@@ -17,6 +17,7 @@ import { apiPath, publishAndWait } from '../../test/frontend/published.ts';
 import { todoScode } from '../../test/support/examples.ts';
 import { startTestPlatform, type TestPlatform } from '../../test/support/platform.ts';
 import { createTenant, createTodoApp } from '../../test/support/tenant.ts';
+import { signup, type BenchService, type EndUser, type SeedSize } from '../support/setup.ts';
 
 export const FOLLOW_UP_PATH = '/toDos/:id/followUps';
 
@@ -53,36 +54,7 @@ const followUpTrigger: Trigger = {
   isPublic: false,
 };
 
-export interface EndUser {
-  id: string;
-  token: string;
-  todoIds: string[];
-}
-
-export interface BenchService {
-  t: TestPlatform;
-  app: CompiledApp;
-  /** `http://127.0.0.1:port/apps/{id}/api/v{version}` */
-  apiUrl: string;
-  users: EndUser[];
-  close(): Promise<void>;
-}
-
-export interface SeedSize {
-  users: number;
-  todosPerUser: number;
-}
-
-async function signup(apiUrl: string, i: number): Promise<{ id: string; token: string }> {
-  const response = await fetch(`${apiUrl}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: `User ${i}`, email: `user${i}@bench.test`, password: 'bench-password' }),
-  });
-  const body = (await response.json()) as { token: string; user: { id: string } };
-  if (response.status !== 201) throw new Error(`signup answered ${response.status}: ${JSON.stringify(body)}`);
-  return { id: body.user.id, token: body.token };
-}
+export type { BenchService, SeedSize } from '../support/setup.ts';
 
 async function seed(t: TestPlatform, app: CompiledApp, apiUrl: string, size: SeedSize): Promise<EndUser[]> {
   const db = t.platform.db.kysely;

@@ -10,8 +10,7 @@ import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import type { CompiledApp } from '../../src/runtime/compiled-app.ts';
 import { quoteIdent } from '../../src/storage/sql.ts';
-
-export type Query = (text: string, values: unknown[]) => Promise<Array<Record<string, unknown>>>;
+import { todoFields, type Query, type Row } from '../support/baseline.ts';
 
 export interface BaselineOptions {
   app: CompiledApp;
@@ -47,16 +46,8 @@ function names(app: CompiledApp) {
   };
 }
 
-function shape(row: Record<string, unknown>) {
-  const deadline = row.deadline as Date | null;
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    deadline: deadline === null ? null : deadline.toISOString(),
-    status: row.status,
-    user: { id: row.user_id, name: row.user_name, email: row.user_email, todos: row.user_todos },
-  };
+function shape(row: Row) {
+  return { ...todoFields(row), user: { id: row.user_id, name: row.user_name, email: row.user_email, todos: row.user_todos } };
 }
 
 function paging(query: Record<string, string | undefined>): { limit: number; offset: number } {

@@ -5,37 +5,23 @@
 // measure nothing of reads).
 import { sql } from 'kysely';
 import type { AppDefinition } from '../../src/definition/schema.ts';
-import { compileApp, type CompiledApp } from '../../src/runtime/compiled-app.ts';
+import { compileApp } from '../../src/runtime/compiled-app.ts';
 import type { Driver } from '../../src/storage/db.ts';
 import { ident } from '../../src/storage/sql.ts';
 import { todoScode } from '../../test/support/examples.ts';
-import { startTestPlatform, type TestPlatform } from '../../test/support/platform.ts';
+import { startTestPlatform } from '../../test/support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../../test/support/tenant.ts';
+import { signup, type BenchService as SharedService, type EndUser, type SeedSize as SharedSize } from '../support/setup.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface EndUser {
-  id: string;
-  token: string;
-  todoIds: string[];
-}
-
-export interface BenchService {
-  t: TestPlatform;
+export interface BenchService extends SharedService {
   tenant: Tenant;
-  app: CompiledApp;
-  /** `http://127.0.0.1:port/apps/{id}/api/v{version}` */
-  apiUrl: string;
   /** The builder's management credentials: the app's administrator. */
   adminHeaders: Record<string, string>;
-  /** End users signed up through the API, with their to-dos. */
-  users: EndUser[];
-  close(): Promise<void>;
 }
 
-export interface SeedSize {
-  users: number;
-  todosPerUser: number;
+export interface SeedSize extends SharedSize {
   /** How many of the users sign up through the API (their tokens drive the load). */
   signups: number;
 }
@@ -52,17 +38,6 @@ async function publish(tenant: Tenant, applicationId: string): Promise<void> {
     if (Date.now() > deadline) throw new Error('the deployment job did not finish in 120 s');
     await sleep(100);
   }
-}
-
-async function signup(apiUrl: string, i: number): Promise<{ id: string; token: string }> {
-  const response = await fetch(`${apiUrl}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: `User ${i}`, email: `user${i}@bench.test`, password: 'bench-password' }),
-  });
-  const body = (await response.json()) as { token: string; user: { id: string } };
-  if (response.status !== 201) throw new Error(`signup answered ${response.status}: ${JSON.stringify(body)}`);
-  return { id: body.user.id, token: body.token };
 }
 
 /** Users 1..signups through the API, the rest and every to-do by SQL; then ANALYZE. */

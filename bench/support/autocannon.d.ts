@@ -1,4 +1,4 @@
-// The part of autocannon's programmatic API that bench/runtime/load.ts uses.
+// The part of autocannon's programmatic API that bench/support/load.ts uses (it ships no types of its own).
 declare module 'autocannon' {
   interface Request {
     method?: string;

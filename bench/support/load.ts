@@ -1,11 +1,19 @@
-// The load generator, run as a second process by main.ts: autocannon against one URL, rotating
-// over the given requests (path and headers), a short warm-up first, then one measurement bounded
-// in time. Reads its plan as JSON from argv[2]; prints the result as one line of JSON.
+// The load generator, run as a second process by measure.ts: autocannon against one origin, each
+// request the next of the plan's requests in turn (method, GET when absent; path, headers, body),
+// a short warm-up first, then one measurement bounded in time. Reads its plan as JSON from stdin
+// (too long for an argument with a thousand tokens in it); prints the result as one line of JSON.
 import autocannon from 'autocannon';
+
+export interface PlannedRequest {
+  method?: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
 
 export interface LoadPlan {
   url: string;
-  requests: Array<{ path: string; headers: Record<string, string> }>;
+  requests: PlannedRequest[];
   connections: number;
   seconds: number;
   warmupSeconds: number;
@@ -32,7 +40,7 @@ async function run(plan: LoadPlan, seconds: number): Promise<LoadResult> {
         method: 'GET',
         setupRequest: (request) => {
           const chosen = plan.requests[next++ % plan.requests.length];
-          return { ...request, path: chosen.path, headers: { ...request.headers, ...chosen.headers } };
+          return { ...request, ...chosen, headers: { ...request.headers, ...chosen.headers } };
         },
       },
     ],
@@ -48,6 +56,8 @@ async function run(plan: LoadPlan, seconds: number): Promise<LoadResult> {
   };
 }
 
-const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
+let input = '';
+for await (const chunk of process.stdin) input += String(chunk);
+const plan = JSON.parse(input) as LoadPlan;
 if (plan.warmupSeconds > 0) await run(plan, plan.warmupSeconds);
 process.stdout.write(`${JSON.stringify(await run(plan, plan.seconds))}\n`);

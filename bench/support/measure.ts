@@ -1,0 +1,85 @@
+// What both HTTP benches share around the load generator (load.ts): the settings read from the
+// environment, one measurement in a second process, rounds alternating the two sides (A B, B A, …)
+// so that a drift of the machine's load hits both alike, the mean over rounds, and the loop over
+// database drivers.
+//
+// Environment: BENCH_SECONDS (per measurement, default 5), BENCH_WARMUP (default 1),
+// BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default "postgres,pglite").
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Driver } from '../../src/storage/db.ts';
+import { postgresAvailable } from '../../test/support/databases.ts';
+import type { LoadPlan, LoadResult, PlannedRequest } from './load.ts';
+
+export type { LoadResult, PlannedRequest } from './load.ts';
+
+const env = process.env;
+export const SECONDS = Number(env.BENCH_SECONDS ?? 5);
+export const WARMUP = Number(env.BENCH_WARMUP ?? 1);
+export const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 2));
+export const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
+const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
+
+/** The line every bench prints under its driver's heading. */
+export const settingsLine = `  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`;
+
+/** Runs one measurement in a second process; the plan goes in on stdin. */
+export function measure(url: string, requests: PlannedRequest[]): Promise<LoadResult> {
+  const plan: LoadPlan = { url, requests, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the load process exited with ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult);
+    });
+    child.stdin.end(JSON.stringify(plan));
+  });
+}
+
+/** ROUNDS rounds of both sides, first then second in even rounds, the other way in odd ones; a side left out (null) is not measured. */
+export async function alternate(
+  first: (() => Promise<LoadResult>) | null,
+  second: (() => Promise<LoadResult>) | null,
+): Promise<{ first: LoadResult[]; second: LoadResult[] }> {
+  const rounds = { first: [] as LoadResult[], second: [] as LoadResult[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['first', 'second'] as const) : (['second', 'first'] as const);
+    for (const side of order) {
+      const run = side === 'first' ? first : second;
+      if (run) rounds[side].push(await run());
+    }
+  }
+  return rounds;
+}
+
+/** Rates, p50 and p99 averaged over rounds; counts added up. */
+export function mean(rounds: LoadResult[]): LoadResult {
+  const avg = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+  const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  return {
+    requestsPerSecond: avg((r) => r.requestsPerSecond),
+    p50: avg((r) => r.p50),
+    p99: avg((r) => r.p99),
+    total: sum((r) => r.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+  };
+}
+
+export const fmt = (n: number, width = 8) => n.toFixed(0).padStart(width);
+
+/** Runs `bench` for each driver of BENCH_DRIVERS, PostgreSQL only when a server answers. */
+export async function forEachDriver(bench: (driver: Driver) => Promise<void>): Promise<void> {
+  const drivers = (env.BENCH_DRIVERS ?? 'postgres,pglite').split(',').map((d) => d.trim()) as Driver[];
+  for (const driver of drivers) {
+    if (driver === 'postgres' && !(await postgresAvailable())) {
+      console.log('\npostgres: no server answers at DATABASE_URL or 127.0.0.1:5432; skipped');
+      continue;
+    }
+    await bench(driver);
+  }
+}
