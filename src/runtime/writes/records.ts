@@ -14,6 +14,8 @@ import { writeRelation } from './relations.ts';
 import { refusal, ruleCondition } from './rules.ts';
 import { validateWrite } from './values.ts';
 import { recordEvent } from './outbox.ts';
+import { insertReadBack, updateReadBack } from './merged-writes.ts';
+import { selfContained } from './self-contained.ts';
 
 function ownColumns(values: Map<CompiledField, unknown>): Array<[CompiledField, unknown]> {
   return [...values].filter(([field]) => field.column !== null);
@@ -21,6 +23,15 @@ function ownColumns(values: Map<CompiledField, unknown>): Array<[CompiledField, 
 
 function elsewhere(values: Map<CompiledField, unknown>): Array<[CompiledField, unknown]> {
   return [...values].filter(([field]) => field.column === null && field.relation);
+}
+
+/**
+ * Whether a write may run with its read-back as one statement (runtime/writes/merged-writes.ts):
+ * no relation stored elsewhere to write after it, and no subquery in the rule, the plain record
+ * or the view (it would not see the write).
+ */
+function mergeable(app: CompiledApp, model: CompiledModel, values: Map<CompiledField, unknown>, condition: RawBuilder<unknown>, view?: RawBuilder<unknown>): boolean {
+  return elsewhere(values).length === 0 && selfContained(condition, view, plainJson(app, model));
 }
 
 async function guarded<T>(model: CompiledModel, work: () => Promise<T>): Promise<T> {
@@ -100,6 +111,14 @@ export async function createRecordWithView(
   if (!condition) throw forbidden(`You may not create ${model.resource}.`);
   const id = uuidv7();
   const columns = ownColumns(values);
+  if (mergeable(app, model, values, condition, view)) {
+    const names = columns.map(([f]) => ident(f.column!));
+    const bound = columns.map(([f, v]) => bindFieldValue(f, v));
+    const merged = await guarded(model, () => insertReadBack(executor, app, model, id, names, bound, condition, view));
+    if (!merged.ok) throw forbidden(`You may not create this ${model.name}.`);
+    await checkFields(executor, app, model, caller, 'create', body, id);
+    return { record: merged.record, view: merged.view };
+  }
   await guarded(model, async () => {
     await sql`${sql.raw(PREPARED)}insert into ${ident(app.schema, model.table)} (${sql.join([sql`id`, ...columns.map(([f]) => ident(f.column!))])})
       values (${sql.join([sql`${id}`, ...columns.map(([f, v]) => bindFieldValue(f, v))])})`.execute(executor);
@@ -145,6 +164,13 @@ export async function updateRecordWithView(
   const fieldRules = bypassesRules(caller)
     ? { denied: [], onRow: [] }
     : fieldWriteRules(app, model, { auth: authOf(caller), operation: 'update', now: new Date() }, Object.keys(body as Record<string, unknown>));
+  if (fieldRules.onRow.length === 0 && mergeable(app, model, values, condition, view)) {
+    const merged = await guarded(model, () => updateReadBack(executor, app, model, id, sets, condition, view));
+    if (!merged) throw await refusal(executor, app, model, id, caller, 'update');
+    await checkRowFieldRules(executor, app, model, fieldRules, id);
+    if (!merged.ok) throw forbidden(`This change would take the ${model.name} out of your reach.`);
+    return { record: merged.record, view: merged.view };
+  }
   // Lock the row the caller may update and take its record as it was; when no field rule needs
   // the row before the change, change it in the same statement (a refusal after it rolls back).
   const lockOnly = fieldRules.onRow.length > 0;
