@@ -1,11 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { runStatements } from './statements.ts';
 
 /** Customers, API clients, projects, applications, their versions, jobs and settings. */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // One statement per query: PGlite's extended protocol takes a single command.
-  for (const statement of STATEMENTS.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) {
-    await sql.raw(statement).execute(db);
-  }
+  await runStatements(db, STATEMENTS);
 }
 
 const STATEMENTS = `

@@ -1,13 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { runStatements } from './statements.ts';
 
 /**
  * Served versions, the definition each data schema reflects, applied migrations,
  * per-application signing keys (sealed) and the outbox of data-change events.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of STATEMENTS.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) {
-    await sql.raw(statement).execute(db);
-  }
+  await runStatements(db, STATEMENTS);
 }
 
 const STATEMENTS = `

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { runStatements } from './statements.ts';
 
 /**
  * Built frontend bundles, one per (application, serverVersion): the zip is kept in
@@ -7,9 +8,7 @@ import { sql, type Kysely } from 'kysely';
  * chunks: it exists only when the bundle is complete.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of STATEMENTS.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) {
-    await sql.raw(statement).execute(db);
-  }
+  await runStatements(db, STATEMENTS);
 }
 
 const STATEMENTS = `

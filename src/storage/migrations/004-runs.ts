@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { runStatements } from './statements.ts';
 
 /**
  * Action runs (DESIGN §7): one row per run of an action, whatever started it (an HTTP
@@ -7,9 +8,7 @@ import { sql, type Kysely } from 'kysely';
  * retention time (`APPBUILDER_RUN_RETENTION`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const statement of STATEMENTS.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) {
-    await sql.raw(statement).execute(db);
-  }
+  await runStatements(db, STATEMENTS);
 }
 
 const STATEMENTS = `
