@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
-import { columnNameForField, schemaNameForApp, tableNameForModel } from '../../src/definition/naming.ts';
+import { columnNameForField } from '../../src/definition/naming.ts';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
-import { publishAndWait, versionPath } from './support.ts';
+import { publishAndWait, tableColumns, versionPath } from './support.ts';
 
 const DESCRIPTION = 'urn:svc:edge:todo-description';
 const TITLE = 'urn:svc:edge:todo-title';
@@ -25,12 +24,7 @@ describe.each(await availableDrivers())('purging removed fields (%s)', (driver) 
   let v2: string;
   let todoId: string;
 
-  const columns = async () => {
-    const result = await sql<{ column_name: string }>`
-      select column_name from information_schema.columns
-      where table_schema = ${schemaNameForApp(app.id)} and table_name = ${tableNameForModel(TODO)}`.execute(t.database.db.kysely);
-    return result.rows.map((r) => r.column_name);
-  };
+  const columns = async () => [...(await tableColumns(t, app.id, TODO)).keys()];
   const purge = (fieldIds: string[]) => tenant.api.post<Problem & AppReply>(`/v1/applications/${app.id}/purge`, { fieldIds });
   const asAdmin = (path: string, init: { method?: string; body?: unknown } = {}) =>
     tenant.api.request<Record<string, unknown>>(init.method ?? 'GET', path, init.body === undefined ? {} : { body: init.body });

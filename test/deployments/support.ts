@@ -2,7 +2,9 @@
  * Steps shared by the deployment tests over the real server: publish a version and
  * wait for its `deployment` job, and address the served version.
  */
+import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
+import { schemaNameForApp, tableNameForModel } from '../../src/definition/naming.ts';
 import { startPlatform, type PlatformOptions, type Role } from '../../src/platform.ts';
 import type { TestDatabase } from '../support/databases.ts';
 import { BOOTSTRAP, type TestPlatform } from '../support/platform.ts';
@@ -15,6 +17,14 @@ export interface JobSummary {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The columns of a model's table in an application's data schema, with their SQL types. */
+export async function tableColumns(t: TestPlatform, applicationId: string, modelId: string): Promise<Map<string, string>> {
+  const result = await sql<{ column_name: string; data_type: string }>`
+    select column_name, data_type from information_schema.columns
+    where table_schema = ${schemaNameForApp(applicationId)} and table_name = ${tableNameForModel(modelId)}`.execute(t.database.db.kysely);
+  return new Map(result.rows.map((r) => [r.column_name, r.data_type]));
+}
 
 /** `{appsPath}/{applicationId}/api/v{serverVersion}`. */
 export const versionPath = (t: TestPlatform, applicationId: string, serverVersion: string): string =>

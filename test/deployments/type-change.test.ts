@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
-import { columnNameForField, schemaNameForApp, tableNameForModel } from '../../src/definition/naming.ts';
+import { columnNameForField } from '../../src/definition/naming.ts';
 import type { JobRecord } from '../../src/jobs/store.ts';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
-import { publishAndWait, versionPath } from './support.ts';
+import { publishAndWait, tableColumns, versionPath } from './support.ts';
 
 const TODO = 'urn:svc:model:todo';
 const DESCRIPTION = 'urn:svc:edge:todo-description';
@@ -25,14 +24,7 @@ describe.each(await availableDrivers())('a type change that stored rows would no
   let v2: string;
   let todoId: string;
 
-  const columnType = async () => {
-    const result = await sql<{ data_type: string }>`
-      select data_type from information_schema.columns
-      where table_schema = ${schemaNameForApp(app.id)} and table_name = ${tableNameForModel(TODO)} and column_name = ${columnNameForField(DESCRIPTION)}`.execute(
-      t.database.db.kysely,
-    );
-    return result.rows[0]?.data_type;
-  };
+  const columnType = async () => (await tableColumns(t, app.id, TODO)).get(columnNameForField(DESCRIPTION));
   const admin = (method: string, path: string, body?: unknown) => tenant.api.request<Record<string, unknown>>(method, path, body === undefined ? {} : { body });
   const deploymentJobs = async () =>
     (await tenant.api.get<{ jobs: Array<{ jobType: string }> }>(`/v1/applications/${app.id}/status`)).body.jobs.filter((j) => j.jobType === 'deployment').length;
