@@ -3,17 +3,18 @@
 // process (autocannon, bench/support/load.ts). The action and its trigger are in setup.ts, the
 // baseline in baseline.ts. Runs on PostgreSQL (DATABASE_URL or 127.0.0.1:5432; a fresh database,
 // dropped afterwards) and on PGlite (in memory; the baseline on the same PGlite instance). Prints
-// requests/s, p50 and p99 of both and the ratio; asserts nothing. The two are measured in
+// requests/s, p50 and p99 of both, the CPU time per request (this process, and the whole machine), and
+// the ratio (of the mean rates, and per round with its median); asserts nothing. The two are measured in
 // BENCH_ROUNDS rounds, alternating (A B, B A, …) so that a drift of the machine's load hits both
 // alike; the figures are the means over rounds.
 //
-// Environment: BENCH_SECONDS (per measurement, default 5), BENCH_WARMUP (default 1),
-// BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 10, both sides), BENCH_DRIVERS (default "postgres,pglite"),
+// Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
+// BENCH_ROUNDS (default 4), BENCH_CONNECTIONS (default 10, both sides), BENCH_DRIVERS (default "postgres,pglite"),
 // BENCH_USERS (default 20), BENCH_TODOS (per user, default 50), BENCH_SIDES (default
 // "platform,baseline"; one side alone is handy under --cpu-prof).
 import type { Driver } from '../../src/storage/db.ts';
 import { baselineDatabase, endUserKey } from '../support/baseline.ts';
-import { alternate, fmt, forEachDriver, mean, measure, settingsLine, type LoadResult, type PlannedRequest } from '../support/measure.ts';
+import { alternate, fmt, forEachDriver, mean, measure, median, settingsLine, type Measured, type PlannedRequest } from '../support/measure.ts';
 import { startBaseline } from './baseline.ts';
 import { startService, type BenchService } from './setup.ts';
 
@@ -45,8 +46,8 @@ async function answerShape(origin: string, request: PlannedRequest): Promise<str
   return `${response.status} ${masked}`;
 }
 
-const line = (label: string, r: LoadResult) =>
-  `    ${label.padEnd(13)} ${fmt(r.requestsPerSecond)} req/s   p50 ${fmt(r.p50, 4)} ms   p99 ${fmt(r.p99, 4)} ms   (${r.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)`;
+const line = (label: string, r: Measured) =>
+  `    ${label.padEnd(13)} ${fmt(r.requestsPerSecond)} req/s   p50 ${fmt(r.p50, 4)} ms   p99 ${fmt(r.p99, 4)} ms   CPU/request: server ${r.cpuMsPerRequest.toFixed(2)} ms, machine ${r.machineMsPerRequest.toFixed(2)} ms   (${r.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)`;
 
 async function benchDriver(driver: Driver): Promise<void> {
   const started = Date.now();
@@ -77,7 +78,10 @@ async function benchDriver(driver: Driver): Promise<void> {
     if (hand) console.log(line('hand-written', hand));
     if (platform && hand) {
       const ratio = platform.requestsPerSecond / hand.requestsPerSecond;
+      // Each round measures both sides back to back: its ratio is the least disturbed by the machine's drift.
+      const perRound = rounds.first.map((r, i) => r.requestsPerSecond / rounds.second[i].requestsPerSecond);
       console.log(`    ratio         ${ratio.toFixed(2)}× req/s (target ≥ 0.5), p99 ${(platform.p99 / Math.max(hand.p99, 1)).toFixed(2)}×`);
+      console.log(`    per round     ${perRound.map((r) => r.toFixed(2)).join(', ')}; median ${median(perRound).toFixed(2)}×`);
     }
   } finally {
     await baseline?.close();

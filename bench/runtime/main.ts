@@ -12,8 +12,8 @@
 // Each case is measured in BENCH_ROUNDS rounds, generated and hand-written alternating (A B, B A,
 // …) so that a drift of the machine's load hits both alike; the figures are the means over rounds.
 //
-// Environment: BENCH_SECONDS (per measurement, default 5), BENCH_WARMUP (default 1),
-// BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default
+// Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
+// BENCH_ROUNDS (default 4), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default
 // "postgres,pglite"), BENCH_USERS (1000), BENCH_TODOS (per user, 100).
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';

@@ -3,9 +3,10 @@
 // so that a drift of the machine's load hits both alike, the mean over rounds, and the loop over
 // database drivers.
 //
-// Environment: BENCH_SECONDS (per measurement, default 5), BENCH_WARMUP (default 1),
-// BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default "postgres,pglite").
+// Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
+// BENCH_ROUNDS (default 4), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default "postgres,pglite").
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Driver } from '../../src/storage/db.ts';
 import { postgresAvailable } from '../../test/support/databases.ts';
@@ -14,17 +15,45 @@ import type { LoadPlan, LoadResult, PlannedRequest } from './load.ts';
 export type { LoadResult, PlannedRequest } from './load.ts';
 
 const env = process.env;
-export const SECONDS = Number(env.BENCH_SECONDS ?? 5);
+export const SECONDS = Number(env.BENCH_SECONDS ?? 4);
 export const WARMUP = Number(env.BENCH_WARMUP ?? 1);
-export const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 2));
+export const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 4));
 export const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
 
 /** The line every bench prints under its driver's heading. */
 export const settingsLine = `  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`;
 
+/** A measurement with this process's CPU time per request (the server side; warm-up included, so approximate). */
+export interface Measured extends LoadResult {
+  cpuMsPerRequest: number;
+  /** Busy time of the whole machine (every process: the database, the load generator) per request; Linux only, else NaN. */
+  machineMsPerRequest: number;
+}
+
+/** Busy CPU time of the machine so far in ms (/proc/stat: user, nice, system, irq, softirq; not idle, iowait, steal or guest, which user already counts), NaN where there is none. */
+function machineBusyMs(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const ticks = fields.reduce((sum, n, i) => ([0, 1, 2, 5, 6].includes(i) ? sum + n : sum), 0);
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Runs one measurement in a second process; the plan goes in on stdin. */
-export function measure(url: string, requests: PlannedRequest[]): Promise<LoadResult> {
+export async function measure(url: string, requests: PlannedRequest[]): Promise<Measured> {
+  const before = process.cpuUsage();
+  const machineBefore = machineBusyMs();
+  const result = await load(url, requests);
+  const used = process.cpuUsage(before);
+  const machine = machineBusyMs() - machineBefore;
+  const requestsServed = Math.max(result.requestsPerSecond * (SECONDS + WARMUP), 1);
+  return { ...result, cpuMsPerRequest: (used.user + used.system) / 1000 / requestsServed, machineMsPerRequest: machine / requestsServed };
+}
+
+function load(url: string, requests: PlannedRequest[]): Promise<LoadResult> {
   const plan: LoadPlan = { url, requests, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -41,10 +70,10 @@ export function measure(url: string, requests: PlannedRequest[]): Promise<LoadRe
 
 /** ROUNDS rounds of both sides, first then second in even rounds, the other way in odd ones; a side left out (null) is not measured. */
 export async function alternate(
-  first: (() => Promise<LoadResult>) | null,
-  second: (() => Promise<LoadResult>) | null,
-): Promise<{ first: LoadResult[]; second: LoadResult[] }> {
-  const rounds = { first: [] as LoadResult[], second: [] as LoadResult[] };
+  first: (() => Promise<Measured>) | null,
+  second: (() => Promise<Measured>) | null,
+): Promise<{ first: Measured[]; second: Measured[] }> {
+  const rounds = { first: [] as Measured[], second: [] as Measured[] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['first', 'second'] as const) : (['second', 'first'] as const);
     for (const side of order) {
@@ -55,11 +84,13 @@ export async function alternate(
   return rounds;
 }
 
-/** Rates, p50 and p99 averaged over rounds; counts added up. */
-export function mean(rounds: LoadResult[]): LoadResult {
-  const avg = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
-  const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+/** Rates, p50, p99 and CPU per request averaged over rounds; counts added up. */
+export function mean(rounds: Measured[]): Measured {
+  const avg = (pick: (r: Measured) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+  const sum = (pick: (r: Measured) => number) => rounds.reduce((total, r) => total + pick(r), 0);
   return {
+    cpuMsPerRequest: avg((r) => r.cpuMsPerRequest),
+    machineMsPerRequest: avg((r) => r.machineMsPerRequest),
     requestsPerSecond: avg((r) => r.requestsPerSecond),
     p50: avg((r) => r.p50),
     p99: avg((r) => r.p99),
@@ -68,6 +99,13 @@ export function mean(rounds: LoadResult[]): LoadResult {
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
   };
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export const fmt = (n: number, width = 8) => n.toFixed(0).padStart(width);
