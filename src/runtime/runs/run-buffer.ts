@@ -5,11 +5,11 @@
 // still written at once (an event run with its writes, so a delivery whose run cannot be stored
 // is retried). Flushed when the service stops (runtime/index.ts).
 import { sql } from 'kysely';
-import type { Db } from '../../storage/db.ts';
-import { jsonb } from '../../storage/sql.ts';
+import type { Db, Executor } from '../../storage/db.ts';
+import { PREPARED } from '../../storage/prepared.ts';
 import type { Run } from './store.ts';
 
-const FLUSH_AFTER_MS = 5;
+const FLUSH_AFTER_MS = 25;
 const RETRY_AFTER_MS = 1_000;
 const MAX_ROWS = 200;
 
@@ -49,7 +49,7 @@ class RunBuffer {
     while (this.#pending.length > 0) {
       const batch = this.#pending.splice(0, MAX_ROWS);
       try {
-        await insertRuns(this.db, batch);
+        await insertRuns(this.db.kysely, batch);
       } catch (error) {
         this.#pending.unshift(...batch);
         console.error('Storing action runs failed; retrying.', error);
@@ -60,15 +60,34 @@ class RunBuffer {
   }
 }
 
-async function insertRuns(db: Db, runs: Run[]): Promise<void> {
-  const rows = runs.map(
-    (run) => sql`(${run.id}, ${run.applicationId}, ${run.serverVersion}, ${run.triggerId}, ${run.actionId}, ${run.status},
-      ${jsonb(run.input)}, ${jsonb(run.steps)}, ${jsonb(run.result)}, ${run.response ? jsonb(run.response) : null},
-      ${run.error ? jsonb(run.error) : null}, ${run.startedAt}, ${run.completedAt}, ${run.durationMs})`,
-  );
-  await sql`insert into appbuilder.runs
+/** The columns of appbuilder.runs with their types, in the order of the JSON rows insertRuns sends. */
+const RUN_COLUMNS = sql.raw(`id uuid, application_id uuid, server_version text, trigger_id text, action_id text, status text,
+  input json, steps json, result json, response json, error json, started_at timestamptz, completed_at timestamptz, duration_ms double precision`);
+
+/**
+ * Stores `runs` with ONE statement and ONE parameter (the rows as a JSON array), whatever their
+ * number: the statement text never changes, so it runs prepared, and no per-value binding is built.
+ */
+export async function insertRuns(executor: Executor, runs: readonly Run[]): Promise<void> {
+  const rows = runs.map((run) => ({
+    id: run.id,
+    application_id: run.applicationId,
+    server_version: run.serverVersion,
+    trigger_id: run.triggerId,
+    action_id: run.actionId,
+    status: run.status,
+    input: run.input,
+    steps: run.steps,
+    result: run.result,
+    response: run.response ?? null,
+    error: run.error ?? null,
+    started_at: run.startedAt,
+    completed_at: run.completedAt,
+    duration_ms: run.durationMs,
+  }));
+  await sql`${sql.raw(PREPARED)}insert into appbuilder.runs
     (id, application_id, server_version, trigger_id, action_id, status, input, steps, result, response, error, started_at, completed_at, duration_ms)
-    values ${sql.join(rows)}`.execute(db.kysely);
+    select * from json_to_recordset(cast(${JSON.stringify(rows)} as json)) as r(${RUN_COLUMNS})`.execute(executor);
 }
 
 const buffers = new WeakMap<Db, RunBuffer>();

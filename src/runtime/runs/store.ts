@@ -1,11 +1,10 @@
 // Stored action runs (appbuilder.runs): written once when a run ends, listed per application.
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../storage/db.ts';
-import { PREPARED } from '../../storage/prepared.ts';
-import { jsonb, toIso } from '../../storage/sql.ts';
+import { toIso } from '../../storage/sql.ts';
 import type { JsonValue } from '../../expressions/index.ts';
 import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
-import { runBuffer } from './run-buffer.ts';
+import { insertRuns, runBuffer } from './run-buffer.ts';
 
 export type RunStatus = 'succeeded' | 'failed';
 
@@ -90,11 +89,7 @@ export class RunStore {
   constructor(private readonly db: Db) {}
 
   async insert(run: Run, executor: Executor = this.db.kysely): Promise<void> {
-    await sql`${sql.raw(PREPARED)}insert into appbuilder.runs
-      (id, application_id, server_version, trigger_id, action_id, status, input, steps, result, response, error, started_at, completed_at, duration_ms)
-      values (${run.id}, ${run.applicationId}, ${run.serverVersion}, ${run.triggerId}, ${run.actionId}, ${run.status},
-        ${jsonb(run.input)}, ${jsonb(run.steps)}, ${jsonb(run.result)}, ${run.response ? jsonb(run.response) : null},
-        ${run.error ? jsonb(run.error) : null}, ${run.startedAt}, ${run.completedAt}, ${run.durationMs})`.execute(executor);
+    await insertRuns(executor, [run]);
   }
 
   /** Stores the run a few milliseconds later, with others (run-buffer.ts); reads below see it. */

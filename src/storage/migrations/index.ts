@@ -3,6 +3,7 @@ import * as controlPlane from './001-control-plane.ts';
 import * as deployments from './002-deployments.ts';
 import * as frontendBundles from './003-frontend-bundles.ts';
 import * as runs from './004-runs.ts';
+import * as runsJson from './005-runs-json.ts';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 2, name: 'deployments', up: deployments.up },
   { version: 3, name: 'frontend-bundles', up: frontendBundles.up },
   { version: 4, name: 'runs', up: runs.up },
+  { version: 5, name: 'runs-json', up: runsJson.up },
 ];
