@@ -13,7 +13,7 @@ import type { JsonRecord } from '../data/read.ts';
 import { getOwnRecord } from '../data/own-record.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
 import { CREDENTIALS_TABLE } from '../schema-extras.ts';
-import { loadAuth } from '../auth-reads.ts';
+import { endUserCache } from '../end-user-cache.ts';
 
 const TOKEN_TTL = '24h';
 const MIN_PASSWORD = 8;
@@ -114,8 +114,9 @@ export class EndUserAuth {
     try {
       const sub = await this.#subject(app, token);
       if (sub === null) return null;
-      // Only what the app's expressions read of `auth` (auth-reads.ts); a deleted user's token stops working.
-      return (await loadAuth(this.db.kysely, app, sub)) ?? null;
+      // Only what the app's expressions read of `auth` (auth-reads.ts), kept between requests while
+      // the user row is unchanged (end-user-cache.ts); a deleted user's token stops working.
+      return (await endUserCache.load(this.db.kysely, app, sub)) ?? null;
     } catch {
       return null;
     }

@@ -16,6 +16,7 @@ import { validateWrite } from './values.ts';
 import { recordEvent } from './outbox.ts';
 import { insertReadBack, updateReadBack } from './merged-writes.ts';
 import { selfContained } from './self-contained.ts';
+import { forgetUser } from '../end-user-cache.ts';
 
 function ownColumns(values: Map<CompiledField, unknown>): Array<[CompiledField, unknown]> {
   return [...values].filter(([field]) => field.column !== null);
@@ -156,6 +157,7 @@ export async function updateRecordWithView(
   view?: RawBuilder<unknown>,
 ): Promise<Written> {
   const { values } = validateWrite(model, body, 'update');
+  if (model === app.userModel) forgetUser(app, id);
   const condition = ruleCondition(app, model, caller, 'update');
   if (!condition) throw await refusal(executor, app, model, id, caller, 'update');
   const table = ident(app.schema, model.table);
@@ -196,6 +198,7 @@ export async function updateRecordWithView(
 
 export async function deleteRecord(executor: Executor, app: CompiledApp, model: CompiledModel, id: string, caller: Caller): Promise<PlainRecord> {
   const condition = ruleCondition(app, model, caller, 'delete');
+  if (model === app.userModel) forgetUser(app, id);
   const table = ident(app.schema, model.table);
   const found = condition ? await sql`select t.id from ${table} t where t.id = ${id} and (${condition}) for update`.execute(executor) : { rows: [] };
   if (found.rows.length === 0) throw await refusal(executor, app, model, id, caller, 'delete');

@@ -1,0 +1,163 @@
+// Signed-in end users (`auth`) kept between requests, so that a request does not read its caller's
+// row again: one statement fewer on every authenticated request.
+//
+// Why it stays right:
+// - Only `auth` records made of the user table's own columns are kept (auth-reads.ts loads only what
+//   the app's expressions read). One that holds a relationship stored in another table (`auth.todos`)
+//   changes when that table does, and is read every time.
+// - Every change to a user row reaches every process: a trigger on the user table (ensureUserNotices,
+//   created with the app's schema) sends `NOTIFY appbuilder_users, '<schema> <user id>'` on update and
+//   delete (`'<schema> *'` on truncate), delivered at commit, whoever wrote, and the listener
+//   (served-notices.ts) forgets the user. A write through this process forgets at once (forgetUser),
+//   so its own next request never sees the old record.
+// - A record read while a notice arrives is not kept (the generation check): it may predate the change.
+// - Without a listener, or while it reconnects, nothing is kept: a notice could be missed.
+// - An app deployed before the trigger existed has none until its next deployment: checked once per
+//   compiled version, and its users are read every time until then.
+//
+// After a change commits in another process, that process's notice takes a few milliseconds to
+// arrive; until then a request here may still see the user as they were.
+import { sql } from 'kysely';
+import type { Executor } from '../storage/db.ts';
+import { ident } from '../storage/sql.ts';
+import { authFields, loadAuth } from './auth-reads.ts';
+import type { CompiledApp } from './compiled-app.ts';
+import type { PlainRecord } from './writes/plain-record.ts';
+
+export const USERS_CHANNEL = 'appbuilder_users';
+export const USER_NOTICE_TRIGGER = 'end_user_notice';
+const USER_NOTICE_TRUNCATE_TRIGGER = 'end_user_notice_truncate';
+const USER_NOTICE_FUNCTION = 'notify_end_user_change';
+
+const MAX_USERS = 50_000;
+
+/** Whether the app's `auth` is made of the user table's own columns only (so a user-row notice covers it). */
+function cacheable(app: CompiledApp): boolean {
+  const model = app.userModel;
+  if (!model) return false;
+  const fields = authFields(app) ?? model.fields.filter((field) => field.computed === undefined);
+  return fields.every((field) => field.column !== null);
+}
+
+class EndUserCache {
+  /** schema → user id → compiled version → `auth`. */
+  readonly #users = new Map<string, Map<string, Map<CompiledApp, PlainRecord>>>();
+  #size = 0;
+  /** Listeners delivering notices now; nothing is kept without one. */
+  #listeners = 0;
+  /** Changes on every notice: a read that straddles one is not kept. */
+  #generation = 0;
+  /** Per compiled version: whether its user table sends notices. */
+  readonly #notifying = new WeakMap<CompiledApp, Promise<boolean>>();
+
+  /** The end user `id` as `auth` for `app`; undefined when they are gone. */
+  async load(executor: Executor, app: CompiledApp, id: string): Promise<PlainRecord | undefined> {
+    const known = this.#users.get(app.schema)?.get(id)?.get(app);
+    if (known) return known;
+    const generation = this.#generation;
+    const keep = this.#listeners > 0 && cacheable(app) && (await this.#notifies(executor, app));
+    const user = await loadAuth(executor, app, id);
+    if (user && keep && generation === this.#generation && this.#listeners > 0) this.#keep(app, id, user);
+    return user;
+  }
+
+  /** Forgets user `id` of the app with `schema` (`*`: every user of it). */
+  forget(schema: string, id: string): void {
+    this.#generation++;
+    const bySchema = this.#users.get(schema);
+    if (!bySchema) return;
+    if (id === '*') {
+      for (const versions of bySchema.values()) this.#size -= versions.size;
+      this.#users.delete(schema);
+      return;
+    }
+    const versions = bySchema.get(id);
+    if (!versions) return;
+    this.#size -= versions.size;
+    bySchema.delete(id);
+  }
+
+  /** Forgets everyone (a listener reconnected: notices may have been missed). */
+  clear(): void {
+    this.#generation++;
+    this.#users.clear();
+    this.#size = 0;
+  }
+
+  /** A listener started delivering notices; returns its stop, which also forgets everyone. */
+  listening(): () => void {
+    this.clear();
+    this.#listeners++;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.#listeners--;
+      this.clear();
+    };
+  }
+
+  #keep(app: CompiledApp, id: string, user: PlainRecord): void {
+    if (this.#size >= MAX_USERS) this.clear();
+    let bySchema = this.#users.get(app.schema);
+    if (!bySchema) this.#users.set(app.schema, (bySchema = new Map()));
+    let versions = bySchema.get(id);
+    if (!versions) bySchema.set(id, (versions = new Map()));
+    if (!versions.has(app)) this.#size++;
+    // Shared by every request of this user: nobody may change it.
+    versions.set(app, Object.freeze(user));
+  }
+
+  #notifies(executor: Executor, app: CompiledApp): Promise<boolean> {
+    let known = this.#notifying.get(app);
+    if (!known) {
+      const table = app.userModel!.table;
+      known = sql<{ ok: boolean }>`select exists(
+          select 1 from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = ${app.schema} and c.relname = ${table} and g.tgname = ${USER_NOTICE_TRIGGER}) as ok`
+        .execute(executor)
+        .then((result) => result.rows[0]?.ok === true);
+      // A failed check is asked again next time.
+      known.catch(() => this.#notifying.delete(app));
+      this.#notifying.set(app, known);
+    }
+    return known;
+  }
+}
+
+/** The process's one cache (apps are told apart by their schema, unique per installation). */
+export const endUserCache = new EndUserCache();
+
+/** A write to user `id` of `app` by this process: forgotten now, not only when the notice comes. */
+export function forgetUser(app: CompiledApp, id: string): void {
+  endUserCache.forget(app.schema, id);
+}
+
+/**
+ * The notice trigger on the user model's table (see the top of this file). Idempotent; runs inside
+ * the deployment's transaction. The function body is a literal; the channel is a constant.
+ */
+export async function ensureUserNotices(executor: Executor, app: CompiledApp): Promise<void> {
+  const model = app.userModel;
+  if (!model) return;
+  const fn = ident(app.schema, USER_NOTICE_FUNCTION);
+  const body = `begin
+      if tg_op = 'TRUNCATE' then
+        perform pg_notify('${USERS_CHANNEL}', tg_table_schema || ' *');
+      else
+        perform pg_notify('${USERS_CHANNEL}', tg_table_schema || ' ' || old.id::text);
+      end if;
+      return null;
+    end`;
+  await sql`create or replace function ${fn}() returns trigger language plpgsql as ${sql.raw(`$n$${body}$n$`)}`.execute(executor);
+  const existing = await sql<{ name: string }>`select g.tgname as name from pg_trigger g join pg_class c on c.oid = g.tgrelid
+      join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${app.schema} and c.relname = ${model.table}`.execute(executor);
+  const names = new Set(existing.rows.map((row) => row.name));
+  const table = ident(app.schema, model.table);
+  if (!names.has(USER_NOTICE_TRIGGER)) {
+    await sql`create trigger ${ident(USER_NOTICE_TRIGGER)} after update or delete on ${table} for each row execute function ${fn}()`.execute(executor);
+  }
+  if (!names.has(USER_NOTICE_TRUNCATE_TRIGGER)) {
+    await sql`create trigger ${ident(USER_NOTICE_TRUNCATE_TRIGGER)} after truncate on ${table} for each statement execute function ${fn}()`.execute(executor);
+  }
+}
