@@ -9,7 +9,7 @@
 // alike; the figures are the means over rounds.
 //
 // Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
-// BENCH_ROUNDS (default 4), BENCH_CONNECTIONS (default 10, both sides), BENCH_DRIVERS (default "postgres,pglite"),
+// BENCH_ROUNDS (default 4), BENCH_PREWARM (default 12), BENCH_CONNECTIONS (default 10, both sides), BENCH_DRIVERS (default "postgres,pglite"),
 // BENCH_USERS (default 20), BENCH_TODOS (per user, default 50), BENCH_SIDES (default
 // "platform,baseline"; one side alone is handy under --cpu-prof).
 import type { Driver } from '../../src/storage/db.ts';
@@ -69,8 +69,8 @@ async function benchDriver(driver: Driver): Promise<void> {
     const theirs = await answerShape(baselineUrl, baselineRequests[baselineRequests.length - 1]);
     if (mine !== theirs) console.log(`  [ANSWERS DIFFER]\n    platform: ${mine}\n    baseline: ${theirs}`);
     const rounds = await alternate(
-      SIDES.has('platform') ? () => measure(url.origin, platformRequests) : null,
-      SIDES.has('baseline') ? () => measure(baselineUrl, baselineRequests) : null,
+      SIDES.has('platform') ? (seconds) => measure(url.origin, platformRequests, seconds) : null,
+      SIDES.has('baseline') ? (seconds) => measure(baselineUrl, baselineRequests, seconds) : null,
     );
     const platform = rounds.first.length > 0 ? mean(rounds.first) : null;
     const hand = rounds.second.length > 0 ? mean(rounds.second) : null;

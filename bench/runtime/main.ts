@@ -13,7 +13,7 @@
 // …) so that a drift of the machine's load hits both alike; the figures are the means over rounds.
 //
 // Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
-// BENCH_ROUNDS (default 4), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default
+// BENCH_ROUNDS (default 4), BENCH_PREWARM (default 12), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default
 // "postgres,pglite"), BENCH_USERS (1000), BENCH_TODOS (per user, 100).
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
@@ -85,8 +85,8 @@ async function benchDriver(driver: Driver): Promise<void> {
       const same = mine.status === 200 && theirs.status === 200 && JSON.stringify(mine.body) === JSON.stringify(theirs.body);
       const baselineUrl = baseline.url;
       const { first: platformRounds, second: handRounds } = await alternate(
-        () => measure(origin, c.platform),
-        () => measure(baselineUrl, c.baseline),
+        (seconds) => measure(origin, c.platform, seconds),
+        (seconds) => measure(baselineUrl, c.baseline, seconds),
       );
       const platform = mean(platformRounds);
       const hand = mean(handRounds);

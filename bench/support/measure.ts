@@ -4,7 +4,8 @@
 // database drivers.
 //
 // Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
-// BENCH_ROUNDS (default 4), BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default "postgres,pglite").
+// BENCH_ROUNDS (default 4), BENCH_PREWARM (seconds of load per side before the rounds, default 12),
+// BENCH_CONNECTIONS (default 10), BENCH_DRIVERS (default "postgres,pglite").
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +20,15 @@ export const SECONDS = Number(env.BENCH_SECONDS ?? 4);
 export const WARMUP = Number(env.BENCH_WARMUP ?? 1);
 export const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 4));
 export const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
+/**
+ * Load each side takes, untimed, before the first round: the JIT of a server with much code
+ * (the platform) keeps compiling for some 15 s of load; the rounds compare warm servers.
+ */
+export const PREWARM = Number(env.BENCH_PREWARM ?? 12);
 const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
 
 /** The line every bench prints under its driver's heading. */
-export const settingsLine = `  ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`;
+export const settingsLine = `  ${CONNECTIONS} connections, ${PREWARM} s of load per side before the rounds, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`;
 
 /** A measurement with this process's CPU time per request (the server side; warm-up included, so approximate). */
 export interface Measured extends LoadResult {
@@ -43,18 +49,18 @@ function machineBusyMs(): number {
 }
 
 /** Runs one measurement in a second process; the plan goes in on stdin. */
-export async function measure(url: string, requests: PlannedRequest[]): Promise<Measured> {
+export async function measure(url: string, requests: PlannedRequest[], seconds = SECONDS): Promise<Measured> {
   const before = process.cpuUsage();
   const machineBefore = machineBusyMs();
-  const result = await load(url, requests);
+  const result = await load(url, requests, seconds);
   const used = process.cpuUsage(before);
   const machine = machineBusyMs() - machineBefore;
-  const requestsServed = Math.max(result.requestsPerSecond * (SECONDS + WARMUP), 1);
+  const requestsServed = Math.max(result.requestsPerSecond * (seconds + WARMUP), 1);
   return { ...result, cpuMsPerRequest: (used.user + used.system) / 1000 / requestsServed, machineMsPerRequest: machine / requestsServed };
 }
 
-function load(url: string, requests: PlannedRequest[]): Promise<LoadResult> {
-  const plan: LoadPlan = { url, requests, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+function load(url: string, requests: PlannedRequest[], seconds: number): Promise<LoadResult> {
+  const plan: LoadPlan = { url, requests, connections: CONNECTIONS, seconds, warmupSeconds: WARMUP };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
@@ -68,11 +74,18 @@ function load(url: string, requests: PlannedRequest[]): Promise<LoadResult> {
   });
 }
 
-/** ROUNDS rounds of both sides, first then second in even rounds, the other way in odd ones; a side left out (null) is not measured. */
+/**
+ * PREWARM seconds of load on each side, then ROUNDS rounds of both sides, first then second in
+ * even rounds, the other way in odd ones; a side left out (null) is not measured.
+ */
 export async function alternate(
-  first: (() => Promise<Measured>) | null,
-  second: (() => Promise<Measured>) | null,
+  first: ((seconds?: number) => Promise<Measured>) | null,
+  second: ((seconds?: number) => Promise<Measured>) | null,
 ): Promise<{ first: Measured[]; second: Measured[] }> {
+  if (PREWARM > 0) {
+    await first?.(PREWARM);
+    await second?.(PREWARM);
+  }
   const rounds = { first: [] as Measured[], second: [] as Measured[] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['first', 'second'] as const) : (['second', 'first'] as const);

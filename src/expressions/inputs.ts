@@ -5,6 +5,8 @@ import { isNullValue, ModelValue, nullInstance, type FieldInfo, type ModelInfo }
 import type { ScopeEnvironment } from './environment.ts';
 
 const nullInstances = new WeakMap<ModelInfo, ModelValue>();
+/** `auth` and `request` converted once per object: a run evaluates many expressions over the same ones, never changing them. */
+const converted = new WeakMap<ModelInfo, WeakMap<object, ModelValue>>();
 
 /** The variables of the scope, converted; missing ones get neutral defaults. */
 export function prepareVariables(se: ScopeEnvironment, vars: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -16,10 +18,10 @@ export function prepareVariables(se: ScopeEnvironment, vars: Readonly<Record<str
         out[name] = toModelValue(se.model as ModelInfo, value);
         break;
       case 'auth':
-        out[name] = isNullValue(value) ? nullOf(se.types.auth) : toModelValue(se.types.auth, value);
+        out[name] = isNullValue(value) ? nullOf(se.types.auth) : convertOnce(se.types.auth, value);
         break;
       case 'request':
-        out[name] = toModelValue(se.types.request, value ?? {});
+        out[name] = convertOnce(se.types.request, value ?? {});
         break;
       case 'string':
         out[name] = typeof value === 'string' ? value : '';
@@ -46,6 +48,15 @@ function nullOf(info: ModelInfo): ModelValue {
     nullInstances.set(info, value);
   }
   return value;
+}
+
+function convertOnce(info: ModelInfo, value: unknown): ModelValue {
+  if (value === null || typeof value !== 'object') return toModelValue(info, value);
+  let byValue = converted.get(info);
+  if (!byValue) converted.set(info, (byValue = new WeakMap()));
+  let model = byValue.get(value);
+  if (!model) byValue.set(value, (model = toModelValue(info, value)));
+  return model;
 }
 
 export function toModelValue(info: ModelInfo, value: unknown): ModelValue {

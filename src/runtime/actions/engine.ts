@@ -170,7 +170,9 @@ class Run {
       const params = bindParams(this.input.definition, effect, this.#vars(true), () => this.#remainingMs());
       checkParams(effect.effect, params);
       const ctx = this.#context(effect, depth, inActionHandler, (next) => (control = next));
-      const output = toJson(await this.#beforeDeadline(Promise.resolve(module.run(params, ctx)), effectId));
+      const ran = module.run(params, ctx);
+      // An effect that answers at once (flow.*) has nothing to wait for.
+      const output = toJson(ran instanceof Promise ? await this.#beforeDeadline(ran, effectId) : ran);
       this.#results[effectId] = output;
       record.output = output;
       return { ok: true, output, control };

@@ -8,7 +8,7 @@
 // with constants folded, so `auth != null && record.user == auth.id` becomes `"t"."f_user" = $1`
 // for a signed-in caller and `none` (no query at all) for an anonymous one.
 import type { RawBuilder } from 'kysely';
-import { partialEvaluate } from '../../expressions/index.ts';
+import { partialEvaluate, variableUse } from '../../expressions/index.ts';
 import { badRequest } from '../../errors.ts';
 import type { AccessControl } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
@@ -56,9 +56,46 @@ function toCondition(cond: Cond): Condition {
   return { kind: 'where', sql: condSql(cond) };
 }
 
+/** Per access control: whether no rule reads `now` or `env`, so that its condition follows from `auth` and the operation alone. */
+const authOnly = new WeakMap<AccessControl, boolean>();
+
+function readsAuthAndOperationOnly(app: CompiledApp, model: CompiledModel, control: AccessControl): boolean {
+  let answer = authOnly.get(control);
+  if (answer === undefined) {
+    answer = compiledRules(app, model, control).every((rule) => {
+      if (!rule.compiled) return true;
+      return ['now', 'env'].every((name) => {
+        const use = variableUse(rule.compiled!.ast, name);
+        return !use.whole && use.members.size === 0;
+      });
+    });
+    authOnly.set(control, answer);
+  }
+  return answer;
+}
+
+/** Stands for the anonymous caller (auth null) as a WeakMap key. */
+const ANONYMOUS = {};
+/**
+ * Conditions already built, per `auth` object: an end user's `auth` is one object for as long as
+ * their row is unchanged (runtime/end-user-cache.ts), so their requests share the conditions
+ * (and the statements built on them share their analysis: writes/self-contained.ts).
+ */
+const conditionsByAuth = new WeakMap<object, WeakMap<CompiledModel, Map<string, Condition>>>();
+
 /** The model's access rule for `ctx.operation` as a condition on the row aliased `alias`. */
 export function accessCondition(app: CompiledApp, model: CompiledModel, ctx: RuleContext, alias: string): Condition {
-  return toCondition(decide(app, model, model.accessControl, 'deny', ctx, alias));
+  const control = model.accessControl;
+  if (!readsAuthAndOperationOnly(app, model, control)) return toCondition(decide(app, model, control, 'deny', ctx, alias));
+  const owner = ctx.auth ?? ANONYMOUS;
+  let byModel = conditionsByAuth.get(owner);
+  if (!byModel) conditionsByAuth.set(owner, (byModel = new WeakMap()));
+  let conditions = byModel.get(model);
+  if (!conditions) byModel.set(model, (conditions = new Map()));
+  const key = `${ctx.operation} ${alias}`;
+  let condition = conditions.get(key);
+  if (!condition) conditions.set(key, (condition = toCondition(decide(app, model, control, 'deny', ctx, alias))));
+  return condition;
 }
 
 /**

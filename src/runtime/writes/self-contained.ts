@@ -15,11 +15,25 @@ function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && typeof (value as Node).kind === 'string';
 }
 
+/**
+ * Per fragment list: whether it spells a subquery. The lists of `sql` template literals are one
+ * object per call site, so this is asked once per site, not once per statement.
+ */
+const fragmentAnswers = new WeakMap<readonly string[], boolean>();
+
+function fragmentsHaveSubquery(fragments: readonly string[]): boolean {
+  let answer = fragmentAnswers.get(fragments);
+  if (answer === undefined) {
+    answer = fragments.some((fragment) => SUBQUERY.test(fragment.replace(QUOTED, '')));
+    fragmentAnswers.set(fragments, answer);
+  }
+  return answer;
+}
+
 function nodeSelfContained(node: Node): boolean {
   if (node.kind === 'ValueNode' || node.kind === 'ValueListNode' || node.kind === 'PrimitiveValueListNode') return true;
   if (node.kind === 'RawNode') {
-    const fragments = node.sqlFragments as readonly string[];
-    if (fragments.some((fragment) => SUBQUERY.test(fragment.replace(QUOTED, '')))) return false;
+    if (fragmentsHaveSubquery(node.sqlFragments as readonly string[])) return false;
     return (node.parameters as readonly Node[]).every(nodeSelfContained);
   }
   // Any other node (a Kysely query builder embedded in the expression) may read tables.
