@@ -1,7 +1,8 @@
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, sql, type QueryCompiler } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { preparingPool } from './prepared.ts';
+import { RawFirstQueryCompiler } from './raw-compiler.ts';
 import type { ControlPlane } from './tables.ts';
 
 export type Driver = 'pglite' | 'postgres';
@@ -24,13 +25,26 @@ export interface Db {
 // always small enough for a JS number, so parse int8 as a number on `pg`.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** The dialects with the compiler of raw-compiler.ts. */
+class Pglite extends PGliteDialect {
+  override createQueryCompiler(): QueryCompiler {
+    return new RawFirstQueryCompiler();
+  }
+}
+
+class Postgres extends PostgresDialect {
+  override createQueryCompiler(): QueryCompiler {
+    return new RawFirstQueryCompiler();
+  }
+}
+
 export async function openPglite(dataDir: string | null): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   // int8 as a number, as on `pg` above.
   const options = { parsers: { 20: (value: string) => Number(value) } };
   const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await pglite.waitReady;
-  const kysely = new Kysely<ControlPlane>({ dialect: new PGliteDialect({ pglite }) });
+  const kysely = new Kysely<ControlPlane>({ dialect: new Pglite({ pglite }) });
   return {
     driver: 'pglite',
     kysely,
@@ -49,7 +63,7 @@ export async function openPostgres(connectionString: string, maxConnections = 10
   // crash the process: the pool drops it and the next query opens a new connection.
   pool.on('error', (error) => console.error(`appbuilder: idle PostgreSQL connection lost: ${error.message}`));
   // Marked statements (the generated reads) run as named prepared statements: prepared.ts.
-  const kysely = new Kysely<ControlPlane>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const kysely = new Kysely<ControlPlane>({ dialect: new Postgres({ pool: preparingPool(pool) }) });
   await sql`select 1`.execute(kysely);
   return {
     driver: 'postgres',

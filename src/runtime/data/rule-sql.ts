@@ -59,7 +59,7 @@ function toCondition(cond: Cond): Condition {
 /** Per access control: whether no rule reads `now` or `env`, so that its condition follows from `auth` and the operation alone. */
 const authOnly = new WeakMap<AccessControl, boolean>();
 
-function readsAuthAndOperationOnly(app: CompiledApp, model: CompiledModel, control: AccessControl): boolean {
+export function readsAuthAndOperationOnly(app: CompiledApp, model: CompiledModel, control: AccessControl): boolean {
   let answer = authOnly.get(control);
   if (answer === undefined) {
     answer = compiledRules(app, model, control).every((rule) => {

@@ -100,7 +100,7 @@ export class TransactionData implements DataPort {
   #view(model: CompiledModel): RecordView {
     let view = this.#views.get(model.id);
     if (!view) {
-      view = new RecordView(this.app, model, this.#readContext());
+      view = RecordView.of(this.app, model, this.#readContext());
       this.#views.set(model.id, view);
     }
     return view;

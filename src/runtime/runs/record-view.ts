@@ -12,9 +12,39 @@ import { tableOf } from '../data/columns.ts';
 import { fillComputed } from '../data/computed-js.ts';
 import type { ReadContext } from '../data/read.ts';
 import { RecordJson } from '../data/record-json.ts';
+import { readsAuthAndOperationOnly } from '../data/rule-sql.ts';
 import type { DataRecord } from '../actions/types.ts';
 
+/** Whether a model's view follows from the caller alone: no computed field, no rule reading `now` or `env`. */
+function viewDependsOnCallerOnly(app: CompiledApp, model: CompiledModel): boolean {
+  if (model.fields.some((field) => field.computed !== undefined)) return false;
+  return [model.accessControl, ...model.fields.map((field) => field.accessControl)].every((control) => readsAuthAndOperationOnly(app, model, control));
+}
+
+const callerOnly = new WeakMap<CompiledModel, boolean>();
+/** Stands for the anonymous caller, and for rule-bypassing ones, as WeakMap keys. */
+const ANONYMOUS = {};
+const BYPASSING = {};
+/** Views already built, per `auth` object (one object per end user while their row is unchanged: end-user-cache.ts). */
+const viewsByAuth = new WeakMap<object, WeakMap<CompiledModel, RecordView>>();
+
 export class RecordView {
+  /**
+   * The view of `model` for the caller of `ctx`: built once per caller and kept with their `auth`
+   * object when it depends on nothing else; else built for this run.
+   */
+  static of(app: CompiledApp, model: CompiledModel, ctx: ReadContext): RecordView {
+    let reusable = callerOnly.get(model);
+    if (reusable === undefined) callerOnly.set(model, (reusable = viewDependsOnCallerOnly(app, model)));
+    if (!reusable) return new RecordView(app, model, ctx);
+    const owner = ctx.bypassRules === true ? BYPASSING : (ctx.auth ?? ANONYMOUS);
+    let byModel = viewsByAuth.get(owner);
+    if (!byModel) viewsByAuth.set(owner, (byModel = new WeakMap()));
+    let view = byModel.get(model);
+    if (!view) byModel.set(model, (view = new RecordView(app, model, ctx)));
+    return view;
+  }
+
   readonly #json: RecordJson;
   /** `(record)::text` where the caller may read the row `t`, else null; null when they may read none. */
   readonly sql: RawBuilder<unknown> | null;
