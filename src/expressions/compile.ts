@@ -32,13 +32,34 @@ export type CompileResult =
 const DEFAULT_PROGRAM_CACHE_SIZE = 5000;
 let programCache = new LruCache<string, CompileResult>(DEFAULT_PROGRAM_CACHE_SIZE);
 
+/**
+ * compile()'s answers per definition object, scope, model and source, in front of the program
+ * cache: a runtime compiles the same few expressions on every request with the same definition
+ * object, and this skips building (and hashing) the program cache's key each time.
+ */
+const MAX_ANSWERS_PER_SITE = 1000;
+let bySite = new WeakMap<object, Map<Scope, Map<string, Map<string, CompileResult>>>>();
+
+function siteAnswers(ctx: ExpressionContext): Map<string, CompileResult> {
+  let byScope = bySite.get(ctx.definition);
+  if (!byScope) bySite.set(ctx.definition, (byScope = new Map()));
+  let byModel = byScope.get(ctx.scope);
+  if (!byModel) byScope.set(ctx.scope, (byModel = new Map()));
+  const modelId = ctx.modelId ?? '';
+  let bySource = byModel.get(modelId);
+  if (!bySource) byModel.set(modelId, (bySource = new Map()));
+  return bySource;
+}
+
 /** Resizes (and empties) the compiled-program cache. */
 export function configureProgramCache(maxEntries: number): void {
   programCache = new LruCache(maxEntries);
+  bySite = new WeakMap();
 }
 
 export function clearProgramCache(): void {
   programCache.clear();
+  bySite = new WeakMap();
 }
 
 export function programCacheSize(): number {
@@ -48,6 +69,17 @@ export function programCacheSize(): number {
 /** Compiles `source` for a scope. Never throws for a bad expression or an unknown model id. */
 export function compile(source: string, ctx: ExpressionContext): CompileResult {
   if (typeof source !== 'string') return { ok: false, message: 'Expression must be a string' };
+  const answers = siteAnswers(ctx);
+  let answer = answers.get(source);
+  if (!answer) {
+    // Sources from requests (list filters) are unbounded: start over rather than grow.
+    if (answers.size >= MAX_ANSWERS_PER_SITE) answers.clear();
+    answers.set(source, (answer = compileUnmemoized(source, ctx)));
+  }
+  return answer;
+}
+
+function compileUnmemoized(source: string, ctx: ExpressionContext): CompileResult {
   const bytes = Buffer.byteLength(source, 'utf8');
   if (bytes > MAX_SOURCE_BYTES) {
     return { ok: false, message: `Expression is too long (${bytes} bytes; at most ${MAX_SOURCE_BYTES})` };

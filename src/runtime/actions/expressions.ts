@@ -1,11 +1,9 @@
-// Expressions of actions (bindParams, bindReturnValue): compiled once per definition and cached
-// under its definitionKey, evaluated under the expression budget and the run's remaining time.
+// Expressions of actions (bindParams, bindReturnValue): compiled once per definition and source,
+// evaluated under the expression budget and the run's remaining time.
 import {
   compile,
-  definitionKey,
   DEFAULT_TIME_BUDGET_MS,
   evaluate,
-  LruCache,
   type CompileResult,
   type ExpressionDefinition,
   type JsonValue,
@@ -15,23 +13,9 @@ import { ActionError } from './errors.ts';
 
 export type ActionScope = 'effect' | 'returnValue';
 
-/** definitionKey → (scope|source → compiled). A few live definitions at a time per process. */
-const programs = new LruCache<string, Map<string, CompileResult>>(128);
-
+/** Compiled once per definition, scope and source (the expressions module keeps them). */
 export function compiledExpression(definition: ExpressionDefinition, scope: ActionScope, source: string): CompileResult {
-  const key = definitionKey(definition);
-  let forDefinition = programs.get(key);
-  if (!forDefinition) {
-    forDefinition = new Map();
-    programs.set(key, forDefinition);
-  }
-  const sourceKey = `${scope}|${source}`;
-  let result = forDefinition.get(sourceKey);
-  if (!result) {
-    result = compile(source, { definition, scope });
-    forDefinition.set(sourceKey, result);
-  }
-  return result;
+  return compile(source, { definition, scope });
 }
 
 /** Evaluates one expression; a failure becomes an ActionError naming `what`. */
