@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.ts';
+import { PREPARED } from '../../storage/prepared.ts';
 import type { JobLogger, JobQueue } from '../../jobs/queue.ts';
 import type { DeploymentRegistry, ServedApp } from '../registry.ts';
 import { newestActiveVersionSql, triggersFor, uuidFrom } from './triggers.ts';
@@ -88,8 +89,8 @@ export class EventDispatcher {
 
   private async dispatchBatch(): Promise<number> {
     // Each row with the version that handles its application's events now (one statement).
-    const result = await sql<{ id: string; application_id: string; name: string; payload: Record<string, unknown>; version: string | null }>`
-      select e.id, e.application_id, e.name, e.payload, ${newestActiveVersionSql(sql.ref('e.application_id'))} as version
+    const result = await sql<{ id: string; application_id: string; name: string; payload: Record<string, unknown>; version: string | null }>`${sql.raw(PREPARED)}
+      select e.id, e.application_id, e.name, e.payload, ${newestActiveVersionSql(sql.raw('e.application_id'))} as version
       from appbuilder.events e where e.dispatched_at is null order by e.created_at limit ${BATCH}`.execute(this.db.kysely);
     const rows = result.rows;
     if (rows.length === 0) return 0;
@@ -105,15 +106,8 @@ export class EventDispatcher {
         await this.queue.send(EVENT_QUEUE, { ...job }, { id: uuidFrom(row.id, trigger.trigger.id) });
       }
     }
-    await this.db.kysely
-      .updateTable('appbuilder.events')
-      .set({ dispatched_at: new Date() })
-      .where(
-        'id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .execute();
+    // One array parameter, so the statement text is the same for every batch (prepared once per connection).
+    await sql`${sql.raw(PREPARED)}update appbuilder.events set dispatched_at = now() where id = any(cast(${rows.map((row) => row.id)} as uuid[]))`.execute(this.db.kysely);
     return rows.length;
   }
 }
