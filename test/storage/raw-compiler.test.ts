@@ -3,7 +3,7 @@
 // else, Kysely's answer unchanged.
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type RawBuilder } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { RawFirstQueryCompiler } from '../../src/storage/raw-compiler.ts';
+import { RawFirstQueryCompiler, reusedSql } from '../../src/storage/raw-compiler.ts';
 import { ident, jsonb } from '../../src/storage/sql.ts';
 
 function kyselyWith(compiler: () => PostgresQueryCompiler) {
@@ -38,6 +38,19 @@ describe('the raw-first query compiler', () => {
   it.each(cases)('compiles %s exactly as Kysely does', (_name, query) => {
     const { theirs: a, ours: b } = both(query);
     expect(b).toEqual(a);
+  });
+
+  it('numbers the values of a marked piece by its place in each statement that uses it', () => {
+    const piece = reusedSql(sql`t.a = ${'x'} and t.b in (${sql.join([1, 2])})`);
+    for (const query of [
+      sql`select 1 from t where ${piece}`,
+      sql`select ${0} from t where ${piece} or (${piece} and t.c = ${'y'})`,
+      sql`select ${sql.join([sql`${5}`, piece])}`,
+    ]) {
+      const { theirs: a, ours: b } = both(query);
+      expect(b).toEqual(a);
+    }
+    expect(both(sql`select 1 where ${reusedSql(sql`${sql.lit('z')} = ${1}`)}`).ours.sql).toBe(`select 1 where 'z' = $1`);
   });
 
   it('leaves identifier nodes, literals and query builders to Kysely', () => {

@@ -9,6 +9,7 @@
 // for a signed-in caller and `none` (no query at all) for an anonymous one.
 import type { RawBuilder } from 'kysely';
 import { partialEvaluate, variableUse } from '../../expressions/index.ts';
+import { reusedSql } from '../../storage/raw-compiler.ts';
 import { badRequest } from '../../errors.ts';
 import type { AccessControl } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
@@ -94,7 +95,11 @@ export function accessCondition(app: CompiledApp, model: CompiledModel, ctx: Rul
   if (!conditions) byModel.set(model, (conditions = new Map()));
   const key = `${ctx.operation} ${alias}`;
   let condition = conditions.get(key);
-  if (!condition) conditions.set(key, (condition = toCondition(decide(app, model, control, 'deny', ctx, alias))));
+  if (!condition) {
+    condition = toCondition(decide(app, model, control, 'deny', ctx, alias));
+    if (condition.kind === 'where') reusedSql(condition.sql);
+    conditions.set(key, condition);
+  }
   return condition;
 }
 

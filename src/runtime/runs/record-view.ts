@@ -6,6 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../storage/db.ts';
 import { PREPARED } from '../../storage/prepared.ts';
+import { reusedSql } from '../../storage/raw-compiler.ts';
 import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { tableOf } from '../data/columns.ts';
@@ -41,7 +42,11 @@ export class RecordView {
     let byModel = viewsByAuth.get(owner);
     if (!byModel) viewsByAuth.set(owner, (byModel = new WeakMap()));
     let view = byModel.get(model);
-    if (!view) byModel.set(model, (view = new RecordView(app, model, ctx)));
+    if (!view) {
+      view = new RecordView(app, model, ctx);
+      if (view.sql) reusedSql(view.sql);
+      byModel.set(model, view);
+    }
     return view;
   }
 

@@ -1,6 +1,7 @@
 import type { Executor } from '../../storage/db.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { PREPARED } from '../../storage/prepared.ts';
+import { reusedSql } from '../../storage/raw-compiler.ts';
 import { ident } from '../../storage/sql.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 
@@ -45,7 +46,7 @@ export function plainJson(app: CompiledApp, model: CompiledModel, fields: readon
   let byFields = plainJsonCache.get(model);
   if (!byFields) plainJsonCache.set(model, (byFields = new WeakMap()));
   let json = byFields.get(fields);
-  if (!json) byFields.set(fields, (json = buildPlainJson(app, model, fields)));
+  if (!json) byFields.set(fields, (json = reusedSql(buildPlainJson(app, model, fields))));
   return json;
 }
 
