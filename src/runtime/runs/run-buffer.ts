@@ -1,5 +1,5 @@
 // Succeeded HTTP-trigger runs are observability records: they are written off the request path,
-// a few milliseconds later, many runs to one multi-row insert. One buffer per database, shared by
+// at most 25 ms later, every run of that time in one insert. One buffer per database, shared by
 // every RunStore of the process, so the runs API (services/runs.ts) flushes it before it reads
 // and a run is listed as soon as its request has been answered. Event runs and failed runs are
 // still written at once (an event run with its writes, so a delivery whose run cannot be stored
