@@ -11,7 +11,7 @@ import { availableDrivers } from '../support/databases.ts';
 import { todoScode } from '../support/examples.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
-import { publish, ServedApi, todoScodeWithoutEvents, type Page, type Rec } from './served-app.ts';
+import { publish, ServedApi, todoScodeWithoutEvents, whoamiScode, type Page, type Rec } from './served-app.ts';
 
 type Scode = ReturnType<typeof todoScode> & { triggers: unknown[]; actions: unknown[] };
 
@@ -27,22 +27,7 @@ function relationRuleScode(): Scode {
 }
 
 /** The example plus `GET /whoami`, whose action answers with `auth` itself. */
-function wholeAuthScode(): Scode {
-  const scode = todoScodeWithoutEvents() as Scode;
-  scode.actions.push({
-    id: 'urn:svc:action:whoami',
-    startEffectId: 'answer',
-    effects: [{ actionEffectId: 'answer', effect: 'flow.return', params: { status: 200 }, bindParams: { body: 'auth' } }],
-  });
-  scode.triggers.push({
-    trigger: { id: 'urn:svc:trigger:whoami', type: 'http', method: 'GET', path: '/whoami' },
-    actionId: 'urn:svc:action:whoami',
-    initialState: {},
-    validation: [],
-    isPublic: false,
-  });
-  return scode;
-}
+const wholeAuthScode = (): Scode => whoamiScode('auth') as Scode;
 
 const fieldNames = (scode: Scode) => {
   const fields = authFields(compileApp('00000000-0000-4000-8000-000000000001', '1.0.1', scode as unknown as AppDefinition));

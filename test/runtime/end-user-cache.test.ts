@@ -11,27 +11,7 @@ import { ident } from '../../src/storage/sql.ts';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
-import { publish, ServedApi, todoScodeWithoutEvents, type Rec } from './served-app.ts';
-
-type Scode = ReturnType<typeof todoScodeWithoutEvents> & { triggers: unknown[]; actions: unknown[] };
-
-/** The example plus `GET /whoami`, answering the caller's id and name: `auth` reads two plain columns. */
-function whoamiScode(): Scode {
-  const scode = todoScodeWithoutEvents() as Scode;
-  scode.actions.push({
-    id: 'urn:svc:action:whoami',
-    startEffectId: 'answer',
-    effects: [{ actionEffectId: 'answer', effect: 'flow.return', params: { status: 200 }, bindParams: { body: "{'id': auth.id, 'name': auth.name}" } }],
-  });
-  scode.triggers.push({
-    trigger: { id: 'urn:svc:trigger:whoami', type: 'http', method: 'GET', path: '/whoami' },
-    actionId: 'urn:svc:action:whoami',
-    initialState: {},
-    validation: [],
-    isPublic: false,
-  });
-  return scode;
-}
+import { publish, ServedApi, whoamiScode, type Rec } from './served-app.ts';
 
 /** Asks until `done` says yes (at most `ms`); the last answer. */
 async function eventually<T>(ask: () => Promise<T>, done: (answer: T) => boolean, ms = 3000): Promise<T> {
@@ -59,7 +39,8 @@ describe.each(await availableDrivers())('the end-user cache on %s', (driver) => 
   beforeAll(async () => {
     t = await startTestPlatform(driver);
     const tenant = await createTenant(t, 'End-user cache');
-    const created = await createTodoApp(tenant, whoamiScode());
+    // `GET /whoami` answers the caller's id and name: `auth` reads two plain columns.
+    const created = await createTodoApp(tenant, whoamiScode("{'id': auth.id, 'name': auth.name}"));
     await publish(tenant, created.id);
     app = compileApp(created.id, created.serverVersion, created.scode as unknown as AppDefinition);
     api = new ServedApi(t, tenant, created.id, created.serverVersion);

@@ -26,6 +26,24 @@ export function todoScodeWithoutEvents(): ReturnType<typeof todoScode> {
   return scode;
 }
 
+/** The example without events plus `GET /whoami`, whose action answers signed-in callers with `body` (CEL over `auth`). */
+export function whoamiScode(body: string): ReturnType<typeof todoScode> & { triggers: unknown[]; actions: unknown[] } {
+  const scode = todoScodeWithoutEvents() as ReturnType<typeof todoScode> & { triggers: unknown[]; actions: unknown[] };
+  scode.actions.push({
+    id: 'urn:svc:action:whoami',
+    startEffectId: 'answer',
+    effects: [{ actionEffectId: 'answer', effect: 'flow.return', params: { status: 200 }, bindParams: { body } }],
+  });
+  scode.triggers.push({
+    trigger: { id: 'urn:svc:trigger:whoami', type: 'http', method: 'GET', path: '/whoami' },
+    actionId: 'urn:svc:action:whoami',
+    initialState: {},
+    validation: [],
+    isPublic: false,
+  });
+  return scode;
+}
+
 /** Publishes `serverVersion` (or the current one) and waits until its deployment job succeeded. */
 export async function publish(tenant: Tenant, applicationId: string, serverVersion?: string): Promise<AppReply> {
   const before = await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`);
