@@ -12,6 +12,7 @@ import { partialEvaluate, variableUse } from '../../expressions/index.ts';
 import { reusedSql } from '../../storage/raw-compiler.ts';
 import { badRequest } from '../../errors.ts';
 import type { AccessControl } from '../../definition/schema.ts';
+import { ANONYMOUS_CALLER, CallerCache } from '../caller-cache.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { compiledRules, compileFor, knownValues, type RuleContext } from './expressions.ts';
 import { condSql, FALSE, junction, TRUE, truth, UntranslatableError, type Cond, type RowScope } from './residual-sql.ts';
@@ -75,32 +76,19 @@ export function readsAuthAndOperationOnly(app: CompiledApp, model: CompiledModel
   return answer;
 }
 
-/** Stands for the anonymous caller (auth null) as a WeakMap key. */
-const ANONYMOUS = {};
-/**
- * Conditions already built, per `auth` object: an end user's `auth` is one object for as long as
- * their row is unchanged (runtime/end-user-cache.ts), so their requests share the conditions
- * (and the statements built on them share their analysis: writes/self-contained.ts).
- */
-const conditionsByAuth = new WeakMap<object, WeakMap<CompiledModel, Map<string, Condition>>>();
+/** Conditions kept per caller (caller-cache.ts). */
+const conditionsByCaller = new CallerCache<Condition>();
 
 /** The model's access rule for `ctx.operation` as a condition on the row aliased `alias`. */
 export function accessCondition(app: CompiledApp, model: CompiledModel, ctx: RuleContext, alias: string): Condition {
   const control = model.accessControl;
-  if (!readsAuthAndOperationOnly(app, model, control)) return toCondition(decide(app, model, control, 'deny', ctx, alias));
-  const owner = ctx.auth ?? ANONYMOUS;
-  let byModel = conditionsByAuth.get(owner);
-  if (!byModel) conditionsByAuth.set(owner, (byModel = new WeakMap()));
-  let conditions = byModel.get(model);
-  if (!conditions) byModel.set(model, (conditions = new Map()));
-  const key = `${ctx.operation} ${alias}`;
-  let condition = conditions.get(key);
-  if (!condition) {
-    condition = toCondition(decide(app, model, control, 'deny', ctx, alias));
+  const build = () => toCondition(decide(app, model, control, 'deny', ctx, alias));
+  if (!readsAuthAndOperationOnly(app, model, control)) return build();
+  return conditionsByCaller.get(ctx.auth ?? ANONYMOUS_CALLER, model, `${ctx.operation} ${alias}`, () => {
+    const condition = build();
     if (condition.kind === 'where') reusedSql(condition.sql);
-    conditions.set(key, condition);
-  }
-  return condition;
+    return condition;
+  });
 }
 
 /**

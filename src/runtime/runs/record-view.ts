@@ -8,6 +8,7 @@ import type { Executor } from '../../storage/db.ts';
 import { PREPARED } from '../../storage/prepared.ts';
 import { reusedSql } from '../../storage/raw-compiler.ts';
 import { isUuid } from '../../tools/ids.ts';
+import { ANONYMOUS_CALLER, CallerCache, RULE_BYPASSING_CALLER } from '../caller-cache.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { tableOf } from '../data/columns.ts';
 import { fillComputed } from '../data/computed-js.ts';
@@ -23,11 +24,8 @@ function viewDependsOnCallerOnly(app: CompiledApp, model: CompiledModel): boolea
 }
 
 const callerOnly = new WeakMap<CompiledModel, boolean>();
-/** Stands for the anonymous caller, and for rule-bypassing ones, as WeakMap keys. */
-const ANONYMOUS = {};
-const BYPASSING = {};
-/** Views already built, per `auth` object (one object per end user while their row is unchanged: end-user-cache.ts). */
-const viewsByAuth = new WeakMap<object, WeakMap<CompiledModel, RecordView>>();
+/** Views kept per caller (caller-cache.ts). */
+const viewsByCaller = new CallerCache<RecordView>();
 
 export class RecordView {
   /**
@@ -38,16 +36,12 @@ export class RecordView {
     let reusable = callerOnly.get(model);
     if (reusable === undefined) callerOnly.set(model, (reusable = viewDependsOnCallerOnly(app, model)));
     if (!reusable) return new RecordView(app, model, ctx);
-    const owner = ctx.bypassRules === true ? BYPASSING : (ctx.auth ?? ANONYMOUS);
-    let byModel = viewsByAuth.get(owner);
-    if (!byModel) viewsByAuth.set(owner, (byModel = new WeakMap()));
-    let view = byModel.get(model);
-    if (!view) {
-      view = new RecordView(app, model, ctx);
+    const caller = ctx.bypassRules === true ? RULE_BYPASSING_CALLER : (ctx.auth ?? ANONYMOUS_CALLER);
+    return viewsByCaller.get(caller, model, '', () => {
+      const view = new RecordView(app, model, ctx);
       if (view.sql) reusedSql(view.sql);
-      byModel.set(model, view);
-    }
-    return view;
+      return view;
+    });
   }
 
   readonly #json: RecordJson;
