@@ -8,7 +8,7 @@ import { schemaNameForApp, tableNameForModel } from '../../src/definition/naming
 import { startPlatform, type PlatformOptions, type Role } from '../../src/platform.ts';
 import type { TestDatabase } from '../support/databases.ts';
 import { BOOTSTRAP, type TestPlatform } from '../support/platform.ts';
-import type { AppReply, Tenant } from '../support/tenant.ts';
+import type { Tenant } from '../support/tenant.ts';
 
 export interface JobSummary {
   id: string;
@@ -43,18 +43,7 @@ export async function waitForJob(tenant: Tenant, applicationId: string, jobId: s
 }
 
 /** Publishes `serverVersion` (default: the current one) and waits for its deployment job to succeed. */
-export async function publishAndWait(tenant: Tenant, applicationId: string, serverVersion?: string): Promise<AppReply> {
-  const reply = await tenant.api.post<AppReply>(`/v1/applications/${applicationId}/publish`, serverVersion ? { serverVersion } : {});
-  if (reply.status !== 202) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
-  // Jobs are listed newest first.
-  const job = reply.body.status.jobs.find((j) => j.jobType === 'deployment')!;
-  const done = await waitForJob(tenant, applicationId, job.id);
-  if (done.status !== 'succeeded') {
-    const app = await tenant.api.get(`/v1/applications/${applicationId}`);
-    throw new Error(`the deployment job ${done.status}: ${app.text}`);
-  }
-  return (await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`)).body;
-}
+export { publish as publishAndWait } from '../support/publish.ts';
 
 /**
  * A platform of one `role` over an existing test database (several processes' worth of

@@ -9,7 +9,9 @@ import type { Driver } from '../../src/storage/db.ts';
 import type { Db } from '../../src/storage/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { BOOTSTRAP, type TestPlatform } from '../support/platform.ts';
-import type { AppReply, Tenant } from '../support/tenant.ts';
+import type { Tenant } from '../support/tenant.ts';
+
+export { publish } from '../support/publish.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -52,25 +54,6 @@ export async function startEventsPlatform(
       await database.drop();
     },
   };
-}
-
-/** Publishes `serverVersion` (or the current one) and waits until its deployment job succeeded. */
-export async function publish(tenant: Tenant, applicationId: string, serverVersion?: string): Promise<AppReply> {
-  const before = await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`);
-  const known = new Set(before.body.status.jobs.map((job) => job.id));
-  const reply = await tenant.api.post<AppReply>(`/v1/applications/${applicationId}/publish`, serverVersion ? { serverVersion } : {});
-  if (reply.status !== 202) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
-  const job = reply.body.status.jobs.find((j) => j.jobType === 'deployment' && !known.has(j.id));
-  if (!job) throw new Error('publish did not queue a deployment job');
-  const settled = await waitFor(
-    async () => (await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`)).body,
-    (app) => ['succeeded', 'failed', 'cancelled'].includes(app.status.jobs.find((j) => j.id === job.id)?.status ?? ''),
-    60_000,
-    'the deployment job',
-  );
-  const status = settled.status.jobs.find((j) => j.id === job.id)!.status;
-  if (status !== 'succeeded') throw new Error(`deployment ${status}`);
-  return settled;
 }
 
 export interface AppAnswer<T> {

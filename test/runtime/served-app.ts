@@ -3,18 +3,10 @@
  * then call `{app_url}/api/v{version}/…` as an end user, anonymously or as the administrator.
  */
 import type { TestPlatform } from '../support/platform.ts';
-import type { AppReply, Tenant } from '../support/tenant.ts';
+import type { Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Job {
-  id: string;
-  jobType: string;
-  status: string;
-  errorMessage?: string;
-  metadata?: Record<string, unknown>;
-}
+export { publish } from '../support/publish.ts';
 
 /**
  * The to-do example without its event trigger (the welcome to-do made on `User.created`), so
@@ -42,25 +34,6 @@ export function whoamiScode(body: string): ReturnType<typeof todoScode> & { trig
     isPublic: false,
   });
   return scode;
-}
-
-/** Publishes `serverVersion` (or the current one) and waits until its deployment job succeeded. */
-export async function publish(tenant: Tenant, applicationId: string, serverVersion?: string): Promise<AppReply> {
-  const before = await tenant.api.get<AppReply>(`/v1/applications/${applicationId}`);
-  const known = new Set(before.body.status.jobs.map((job) => job.id));
-  const reply = await tenant.api.post<AppReply>(`/v1/applications/${applicationId}/publish`, serverVersion ? { serverVersion } : {});
-  if (reply.status !== 202) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
-  const job = reply.body.status.jobs.find((j) => j.jobType === 'deployment' && !known.has(j.id));
-  if (!job) throw new Error('publish did not queue a deployment job');
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const now = await tenant.api.get<Omit<AppReply, 'status'> & { status: { jobs: Job[] } }>(`/v1/applications/${applicationId}`);
-    const current = now.body.status.jobs.find((j) => j.id === job.id);
-    if (current?.status === 'succeeded') return now.body as unknown as AppReply;
-    if (current?.status === 'failed' || current?.status === 'cancelled') throw new Error(`deployment ${current.status}: ${current.errorMessage ?? ''}`);
-    if (Date.now() > deadline) throw new Error(`deployment still ${current?.status} after 60 s`);
-    await sleep(100);
-  }
 }
 
 /** Who calls: an end user's token, nobody, or the builder's management credentials (the app's administrator). */
