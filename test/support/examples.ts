@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The shared examples live beside the repository: ../shared/examples. */
-export const EXAMPLES_DIR = join(here, '..', '..', '..', 'shared', 'examples');
+/** The examples the repository ships: examples/ at its root. */
+export const EXAMPLES_DIR = join(here, '..', '..', 'examples');
 
 export interface ExampleApp {
   name: string;
