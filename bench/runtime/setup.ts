@@ -1,5 +1,5 @@
 // The service under test: the real platform started in this process on a port, the to-do example
-// (shared/examples/todo.app.json, less its event trigger) created and published through the
+// (examples/todo.app.json, less its event trigger) created and published through the
 // management API, end users signed up through the generated API, the bulk of the rows inserted by
 // SQL into the published schema (signing 1,000 users up through scrypt would take minutes and
 // measure nothing of reads).
