@@ -23,6 +23,11 @@ export interface Config {
   tokenRateLimitPerMinute: number;
   metricsPublic: boolean;
   bootstrapClient: { id: string; secret: string } | null;
+  /** APPBUILDER_MASTER_KEY (32 bytes, base64) or APPBUILDER_MASTER_KEY_FILE; else a key file beside the data dir. */
+  masterKey: string | null;
+  masterKeyFile: string | null;
+  /** APPBUILDER_TOKEN_SECRET (at least 32 bytes) signs management tokens; else a key derived from the master key. */
+  tokenSecret: string | null;
   logLevel: string;
 }
 
@@ -65,6 +70,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),
     metricsPublic: env.APPBUILDER_METRICS_PUBLIC !== 'false',
     bootstrapClient: bootstrapId && bootstrapSecret ? { id: bootstrapId, secret: bootstrapSecret } : null,
+    masterKey: env.APPBUILDER_MASTER_KEY || null,
+    masterKeyFile: env.APPBUILDER_MASTER_KEY_FILE || null,
+    tokenSecret: env.APPBUILDER_TOKEN_SECRET || null,
     logLevel: env.LOG_LEVEL ?? 'info',
     ...overrides,
   };

@@ -13,6 +13,7 @@ import { createRuntime } from './runtime/index.ts';
 import { listenForServedChanges } from './runtime/served-notices.ts';
 import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
+import { loadMasterKey, masterKeyFileFor } from './secrets/master-key.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
 export interface Platform {
@@ -61,16 +62,23 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const cron = { cronMonitorIntervalSeconds: config.scheduleCheckSeconds, cronWorkerIntervalSeconds: Math.min(5, config.scheduleCheckSeconds) };
     const queue = await JobQueue.start(db, jobs, { work, ...cron, ...options.queue });
     // Builders calling an app with management credentials act as its administrator.
+    // The key file beside the data dir only when this process opened the embedded store itself.
+    const dataDirKeyFile = !options.db && !config.databaseUrl ? masterKeyFileFor(config.dataDir) : null;
+    const { key: masterKey, origin: masterKeyOrigin } = await loadMasterKey(db, { configured: config.masterKey, configuredFile: config.masterKeyFile, dataDirKeyFile });
     const runtime = await createRuntime(db, {
+      masterKey,
       builderCustomer: async (request) => {
         const key = request.headers['x-svc-api-client'];
         const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
         return principal.customerId;
       },
     });
-    const services = await createServices(db, config, { dropApplicationData, jobs, queue, registry: runtime.registry });
+    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry });
     await bootstrapFirstClient(services);
     const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
+    if (masterKeyOrigin === 'store') {
+      server.log.warn('The master key is kept in the database: set APPBUILDER_MASTER_KEY or APPBUILDER_MASTER_KEY_FILE so a database dump opens no secret.');
+    }
     // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
     const notices = await listenForServedChanges(db, runtime.registry, server.log);
     // Working processes delete runs older than APPBUILDER_RUN_RETENTION.

@@ -4,7 +4,8 @@
 // answers them.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
-import { AppKeys, loadMasterKey } from '../../src/runtime/app-keys.ts';
+import { AppKeys } from '../../src/runtime/app-keys.ts';
+import { loadMasterKey } from '../../src/secrets/master-key.ts';
 import type { Driver } from '../../src/storage/db.ts';
 import type { TestPlatform } from '../../test/support/platform.ts';
 
@@ -52,7 +53,9 @@ function onPglite(pglite: PGlite): BaselineDatabase {
 /** The key the platform signs the app's end-user tokens with. */
 export async function endUserKey(t: TestPlatform, applicationId: string): Promise<Uint8Array> {
   const db = t.platform.db;
-  return new AppKeys(db, await loadMasterKey(db)).signingKey(applicationId);
+  // The bench hands the platform its database, so the platform's key is the store's or the configured one.
+  const { key } = await loadMasterKey(db, { configured: process.env.APPBUILDER_MASTER_KEY ?? null, configuredFile: null, dataDirKeyFile: null });
+  return new AppKeys(db, key).signingKey(applicationId);
 }
 
 /** The baseline's database: the platform's own on either driver. */

@@ -1,19 +1,6 @@
 import { randomBytes, webcrypto } from 'node:crypto';
 import type { Db } from '../storage/db.ts';
-import { settingOrCreate } from '../storage/settings.ts';
 import { decryptSecret, encryptSecret } from '../tools/secrets.ts';
-
-/**
- * The key that seals secrets at rest: APPBUILDER_MASTER_KEY (32 bytes, base64) in
- * production; otherwise one generated at first start and kept in the store, which
- * protects against a leaked dump of the application tables but not of the whole store.
- */
-export async function loadMasterKey(db: Db, configured = process.env.APPBUILDER_MASTER_KEY): Promise<Buffer> {
-  const encoded = configured || (await settingOrCreate(db, 'master_key', () => randomBytes(32).toString('base64')));
-  const key = Buffer.from(encoded, 'base64');
-  if (key.length !== 32) throw new Error('APPBUILDER_MASTER_KEY must be 32 bytes, base64-encoded.');
-  return key;
-}
 
 /** Per-application JWT signing keys for end users, sealed with the master key, cached in memory. */
 export class AppKeys {

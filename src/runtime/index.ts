@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../storage/db.ts';
-import { AppKeys, loadMasterKey } from './app-keys.ts';
+import { AppKeys } from './app-keys.ts';
 import { DeploymentRegistry } from './registry.ts';
 import { EndUserAuth } from './http/end-user-auth.ts';
 import { AfterCommit } from './http/after-commit.ts';
@@ -24,10 +24,16 @@ export interface Runtime {
   plugin(appsPath: string): (fastify: FastifyInstance) => Promise<void>;
 }
 
-export async function createRuntime(db: Db, options: { builderCustomer(request: FastifyRequest): Promise<string> }): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** Seals the apps' end-user signing keys (secrets/master-key.ts). */
+  masterKey: Buffer;
+  builderCustomer(request: FastifyRequest): Promise<string>;
+}
+
+export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
   const registry = new DeploymentRegistry(db);
   const afterCommit = new AfterCommit();
-  const auth = new EndUserAuth(db, new AppKeys(db, await loadMasterKey(db)), afterCommit);
+  const auth = new EndUserAuth(db, new AppKeys(db, options.masterKey), afterCommit);
   const runs = new RunStore(db);
   const runner = new ActionRunner(db, afterCommit, runs);
   return {

@@ -35,13 +35,14 @@ export interface Services {
 }
 
 export interface ServiceDependencies {
+  masterKey: Buffer;
   dropApplicationData: DropApplicationData;
   jobs: JobStore;
   queue: JobQueue;
   registry: DeploymentRegistry;
 }
 
-export async function createServices(db: Db, config: Config, { dropApplicationData, jobs, queue, registry }: ServiceDependencies): Promise<Services> {
+export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry }: ServiceDependencies): Promise<Services> {
   const apiClients = new ApiClientService(db);
   const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
   return {
@@ -49,7 +50,7 @@ export async function createServices(db: Db, config: Config, { dropApplicationDa
     config,
     apiClients,
     customers: new CustomerService(db, apiClients),
-    tokens: await TokenService.open(db, config.tokenTtlSeconds),
+    tokens: await TokenService.open(db, config.tokenTtlSeconds, { configuredSecret: config.tokenSecret, masterKey }),
     projects: new ProjectService(db, dropApplicationData),
     applications,
     versions: new VersionService(db, applications),

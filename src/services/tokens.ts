@@ -1,9 +1,8 @@
 import { SignJWT, jwtVerify } from 'jose';
-import { randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
 import type { Db } from '../storage/db.ts';
 import { Problem, unauthorized } from '../errors.ts';
 import { verifySecret } from '../tools/secrets.ts';
-import { settingOrCreate } from '../storage/settings.ts';
 
 /** Who is calling the management API: an API client of one customer. */
 export interface Principal {
@@ -34,11 +33,14 @@ export class TokenService {
     private readonly ttlSeconds: number,
   ) {}
 
-  /** The signing key comes from APPBUILDER_TOKEN_SECRET, else one generated and kept in the store. */
-  static async open(db: Db, ttlSeconds: number, configuredSecret = process.env.APPBUILDER_TOKEN_SECRET): Promise<TokenService> {
-    if (configuredSecret) return new TokenService(db, new TextEncoder().encode(configuredSecret), ttlSeconds);
-    const stored = await settingOrCreate(db, 'token_signing_key', () => randomBytes(32).toString('base64url'));
-    return new TokenService(db, Buffer.from(stored, 'base64url'), ttlSeconds);
+  /**
+   * The signing key is APPBUILDER_TOKEN_SECRET (at least 32 bytes), else derived from the
+   * master key, so the store holds nothing that mints a token. A key an older version kept
+   * in the store's settings is deleted (tokens it signed stop working).
+   */
+  static async open(db: Db, ttlSeconds: number, signing: { configuredSecret: string | null; masterKey: Buffer }): Promise<TokenService> {
+    await db.kysely.deleteFrom('appbuilder.settings').where('key', '=', 'token_signing_key').execute();
+    return new TokenService(db, managementSigningKey(signing.configuredSecret, signing.masterKey), ttlSeconds);
   }
 
   async issue(apiKey: string, secret: string): Promise<AccessToken> {
@@ -83,4 +85,18 @@ export class TokenService {
     if (!client || client.api_key !== apiKeyHeader) throw unauthorized('The API client is unknown or revoked.');
     return { clientId: client.id, customerId: client.customer_id, apiKey: client.api_key, isPlatformAdmin: client.is_platform_admin };
   }
+}
+
+const MIN_SECRET_BYTES = 32;
+
+/** HS256 wants a key at least as long as its hash: a short configured secret is refused at start. */
+export function managementSigningKey(configuredSecret: string | null, masterKey: Buffer): Uint8Array {
+  if (configuredSecret !== null) {
+    const bytes = new TextEncoder().encode(configuredSecret);
+    if (bytes.length < MIN_SECRET_BYTES) {
+      throw new Error(`APPBUILDER_TOKEN_SECRET must be at least ${MIN_SECRET_BYTES} bytes (it has ${bytes.length}); make one with \`openssl rand -base64 32\`, or unset it to derive the key from the master key.`);
+    }
+    return bytes;
+  }
+  return new Uint8Array(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'appbuilder management access tokens v1', 32));
 }
