@@ -11,6 +11,7 @@ import { EFFECTS } from './effects/index.ts';
 import { ActionError, RunAbort, toRunError } from './errors.ts';
 import { bindParams, evaluateExpression } from './expressions.ts';
 import { allowListFromEnv } from './http/address-guard.ts';
+import { hopsOf } from './http/hops.ts';
 import type {
   ActionPorts,
   BodyResult,
@@ -201,6 +202,7 @@ class Run {
       signal: this.#abort.signal,
       remainingMs: () => this.#remainingMs(),
       httpAllow: this.#httpAllow,
+      hops: hopsOf(this.input.request?.headers),
       goto: (effectId) => setControl({ kind: 'goto', effectId }),
       end: () => setControl({ kind: 'end' }),
       respond: (response) => {

@@ -142,6 +142,8 @@ export interface EffectContext {
   /** Milliseconds left of the run's wall time. */
   remainingMs(): number;
   readonly httpAllow: readonly string[];
+  /** The hop count of the request that started the run (0 without one); http.request sends one more. */
+  readonly hops: number;
   /** Continue at another effect instead of `next`. */
   goto(effectId: string): void;
   /** End the current chain here (ignore `next`). */

@@ -2,8 +2,11 @@
 // matchSelectors choose among triggers sharing a method and path; `isPublic: false` needs a
 // signed-in caller (401); each validation must hold (422 naming it); the action then runs as the
 // caller and its flow.return (or its return value, 200) is the response. Every run is stored.
+// A request that arrives through more than MAX_TRIGGER_HOPS http.request hops (x-appbuilder-hops)
+// is refused with 508 Loop Detected before its action runs (stored as a failed run, code hop_limit).
 import { Problem, unauthorized, type ProblemDetail } from '../../errors.ts';
 import type { Trigger } from '../../definition/schema.ts';
+import { HOPS_HEADER, hopsOf, MAX_TRIGGER_HOPS } from '../actions/http/hops.ts';
 import type { RequestInfo } from '../actions/types.ts';
 import { authOf } from '../caller.ts';
 import type { CompiledApp } from '../compiled-app.ts';
@@ -12,6 +15,9 @@ import type { AppRequest, AppResponse, AppRoute } from '../http/types.ts';
 import { appEnv, type ActionRunner } from './runner.ts';
 import type { Run } from './store.ts';
 import { selectorsMatch, type TriggerVariables } from './trigger-inputs.ts';
+
+/** RFC 5842: what a trigger reached through too many hops answers. */
+const LOOP_DETECTED = 508;
 
 /** Response header naming the stored run, to look it up in `GET …/runs/{runId}`. */
 export const RUN_ID_HEADER = 'x-run-id';
@@ -57,6 +63,16 @@ async function runTrigger(runner: ActionRunner, app: CompiledApp, trigger: Trigg
     throw unauthorized('This endpoint needs a signed-in user: send Authorization: Bearer <token>.');
   }
   const info = requestInfo(request);
+  const hops = hopsOf(request.headers);
+  if (hops > MAX_TRIGGER_HOPS) {
+    const message =
+      `This request went through ${hops} http.request hops (${HOPS_HEADER}); an HTTP trigger answers at most ${MAX_TRIGGER_HOPS}. ` +
+      'Does the action call its own application?';
+    const spec = { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: request.caller, initialState: {}, request: info };
+    const run = await runner.refuse(spec, { message, code: 'hop_limit', effectId: null, status: LOOP_DETECTED });
+    const loop = { type: 'https://appbuilder.dev/problems/loop-detected', title: 'Loop Detected', code: 'hop_limit', runId: run.id };
+    return problemResponse(LOOP_DETECTED, message, [{ path: `/headers/${HOPS_HEADER}`, message: `is ${hops}, more than ${MAX_TRIGGER_HOPS}` }], loop, run.id);
+  }
   const prepared = await runner.prepare(
     { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: request.caller, initialState: {}, request: info },
     trigger,

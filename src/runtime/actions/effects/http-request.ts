@@ -27,6 +27,7 @@ export const httpRequest: EffectModule<RequestParams> = {
       // Never past the run's own wall time.
       timeoutMs: Math.max(1, Math.min(wanted, ctx.remainingMs())),
       allow: ctx.httpAllow,
+      hops: ctx.hops + 1,
       signal: ctx.signal,
     });
   },

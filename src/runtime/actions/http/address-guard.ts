@@ -1,37 +1,57 @@
-// Which addresses http.request may reach. Private, loopback, link-local (cloud metadata at
-// 169.254.169.254), unique-local, multicast and unspecified addresses are refused unless the
-// allow-list (APPBUILDER_HTTP_ALLOW: hosts, IPs or CIDRs, comma separated) names the host or the
-// address. Every resolved address is checked and the caller connects to the checked address,
-// so a DNS answer that changes between check and connect (rebinding) cannot get through.
+// Which addresses http.request may reach. Every range of the IANA IPv4 and IPv6 special-purpose
+// address registries (private, loopback, link-local with the cloud metadata at 169.254.169.254,
+// shared, documentation, benchmarking, reserved, multicast, NAT64, 6to4, Teredo, ...) and every
+// address of this host's own interfaces (os.networkInterfaces(): its eth0 address reaches local
+// services as well as loopback does) are refused unless the allow-list (APPBUILDER_HTTP_ALLOW:
+// hosts, IPs or CIDRs, comma separated) names the host or the address. IPv6 forms that embed an
+// IPv4 address (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d, 6to4 2002:aabb:ccdd::) are refused
+// when the embedded address is. All matching is node:net's BlockList; nothing parses addresses by
+// hand. Every resolved address is checked and the caller connects to the checked address, so a
+// DNS answer that changes between check and connect (rebinding) cannot get through.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { ActionError } from '../errors.ts';
 
-const REFUSED_V4: Array<[string, number]> = [
+/** IANA IPv4 Special-Purpose Address Registry (and multicast), as [network, prefix]. */
+export const SPECIAL_PURPOSE_V4: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8], // "this network", incl. unspecified
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // shared address space (carrier-grade NAT)
+  ['127.0.0.0', 8], // loopback
   ['169.254.0.0', 16], // link-local, cloud metadata
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments (DS-Lite, NAT64 discovery, ...)
+  ['192.0.2.0', 24], // documentation TEST-NET-1
+  ['192.31.196.0', 24], // AS112-v4
+  ['192.52.193.0', 24], // AMT
+  ['192.88.99.0', 24], // deprecated 6to4 relay anycast
+  ['192.168.0.0', 16], // private
+  ['192.175.48.0', 24], // direct delegation AS112
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation TEST-NET-2
+  ['203.0.113.0', 24], // documentation TEST-NET-3
   ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
+  ['240.0.0.0', 4], // reserved, incl. limited broadcast 255.255.255.255
 ];
-const REFUSED_V6: Array<[string, number]> = [
-  ['::', 128],
-  ['::1', 128],
+
+/** IANA IPv6 Special-Purpose Address Registry (and multicast, old site-local), as [network, prefix]. */
+export const SPECIAL_PURPOSE_V6: ReadonlyArray<readonly [string, number]> = [
+  ['::', 96], // unspecified ::/128, loopback ::1/128, deprecated IPv4-compatible ::a.b.c.d
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
+  ['64:ff9b:1::', 48], // local-use IPv4/IPv6 translation
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy IPv6 prefix
+  ['2001::', 23], // IETF protocol assignments: Teredo 2001::/32, benchmarking, ORCHID, ...
+  ['2001:db8::', 32], // documentation
+  ['2620:4f:8000::', 48], // direct delegation AS112
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // segment routing SIDs
   ['fc00::', 7], // unique-local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // old site-local
   ['ff00::', 8], // multicast
 ];
-
-const refused = new BlockList();
-for (const [net, prefix] of REFUSED_V4) refused.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of REFUSED_V6) refused.addSubnet(net, prefix, 'ipv6');
 
 export interface ResolvedAddress {
   address: string;
@@ -43,6 +63,55 @@ export function allowListFromEnv(env: NodeJS.ProcessEnv = process.env): string[]
   return (env.APPBUILDER_HTTP_ALLOW ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
 }
 
+const hex = (high: number, low: number) => ((high << 8) | low).toString(16);
+
+/**
+ * Adds an IPv4 network and the IPv6 forms that embed it: mapped (::ffff:0:0/96), NAT64
+ * (64:ff9b::/96) and 6to4 (2002::/16, the IPv4 address in bits 16-47).
+ */
+function addV4Network(list: BlockList, network: string, prefix: number): void {
+  list.addSubnet(network, prefix, 'ipv4');
+  const [a, b, c, d] = network.split('.').map(Number);
+  list.addSubnet(`::ffff:${network}`, 96 + prefix, 'ipv6');
+  list.addSubnet(`64:ff9b::${network}`, 96 + prefix, 'ipv6');
+  list.addSubnet(`2002:${hex(a, b)}:${hex(c, d)}::`, 16 + prefix, 'ipv6');
+}
+
+function addNetwork(list: BlockList, network: string, prefix: number | undefined, family: 4 | 6): void {
+  if (family === 4) addV4Network(list, network, prefix ?? 32);
+  else list.addSubnet(network, prefix ?? 128, 'ipv6');
+}
+
+const specialPurpose = new BlockList();
+for (const [network, prefix] of SPECIAL_PURPOSE_V4) addV4Network(specialPurpose, network, prefix);
+for (const [network, prefix] of SPECIAL_PURPOSE_V6) specialPurpose.addSubnet(network, prefix, 'ipv6');
+
+/** The addresses of this host's interfaces, rebuilt when they change (an address added at run time counts). */
+let ownAddresses: { key: string; list: BlockList } | null = null;
+
+function hostAddresses(): BlockList {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .flatMap((info) => (info ? [{ address: withoutZone(info.address), family: info.family === 'IPv4' ? 4 : 6 } as const] : []));
+  const key = addresses.map((a) => a.address).join(',');
+  if (ownAddresses?.key !== key) {
+    const list = new BlockList();
+    for (const { address, family } of addresses) addNetwork(list, address, undefined, family);
+    ownAddresses = { key, list };
+  }
+  return ownAddresses.list;
+}
+
+/** `fe80::1%eth0` → `fe80::1`: BlockList does not match an address with a zone at all. */
+function withoutZone(address: string): string {
+  const zone = address.indexOf('%');
+  return zone === -1 ? address : address.slice(0, zone);
+}
+
+function matches(list: BlockList, address: ResolvedAddress): boolean {
+  return list.check(withoutZone(address.address), address.family === 4 ? 'ipv4' : 'ipv6');
+}
+
 class AllowList {
   readonly #hosts = new Set<string>();
   readonly #networks = new BlockList();
@@ -50,27 +119,28 @@ class AllowList {
   constructor(entries: readonly string[]) {
     for (const raw of entries) {
       const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
-      const [net, prefix] = entry.split('/');
-      const family = isIP(net);
+      const [network, prefix] = entry.split('/');
+      const family = isIP(network);
       if (family === 0) this.#hosts.add(entry);
-      else if (prefix === undefined) this.#networks.addAddress(net, family === 4 ? 'ipv4' : 'ipv6');
-      else this.#networks.addSubnet(net, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+      else addNetwork(this.#networks, network, prefix === undefined ? undefined : Number(prefix), family as 4 | 6);
     }
   }
 
   permits(host: string, address: ResolvedAddress): boolean {
-    if (this.#hosts.has(host.toLowerCase())) return true;
-    const embedded = embeddedIpv4(address);
-    if (embedded && this.#networks.check(embedded, 'ipv4')) return true;
-    return this.#networks.check(address.address, address.family === 4 ? 'ipv4' : 'ipv6');
+    return this.#hosts.has(host.toLowerCase()) || matches(this.#networks, address);
   }
+}
+
+/** Why http.request must not reach an address by default, or null when it may. */
+export function refusalReason(address: ResolvedAddress): string | null {
+  if (matches(specialPurpose, address)) return 'a private or special-purpose address';
+  if (matches(hostAddresses(), address)) return 'an address of this host';
+  return null;
 }
 
 /** True for an address http.request must not reach by default. */
 export function isRefusedAddress(address: ResolvedAddress): boolean {
-  const embedded = embeddedIpv4(address);
-  if (embedded && refused.check(embedded, 'ipv4')) return true;
-  return refused.check(address.address, address.family === 4 ? 'ipv4' : 'ipv6');
+  return refusalReason(address) !== null;
 }
 
 /**
@@ -94,44 +164,15 @@ export async function resolveChecked(url: URL, allow: readonly string[]): Promis
   }
   const allowList = new AllowList(allow);
   for (const address of addresses) {
-    if (isRefusedAddress(address) && !allowList.permits(host, address)) {
+    const reason = refusalReason(address);
+    if (reason !== null && !allowList.permits(host, address)) {
       throw new ActionError(
         502,
         'http_address_refused',
-        `http.request to ${host} refused: it resolves to ${address.address}, a private or reserved address. ` +
+        `http.request to ${host} refused: it resolves to ${address.address}, ${reason}. ` +
           'List the host or its network in APPBUILDER_HTTP_ALLOW to allow it.',
       );
     }
   }
   return addresses[0];
-}
-
-/** The IPv4 address inside an IPv6 one (mapped, compatible, NAT64, 6to4), else null. */
-function embeddedIpv4(address: ResolvedAddress): string | null {
-  if (address.family !== 6) return null;
-  const g = ipv6Groups(address.address);
-  if (!g) return null;
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return v4(g[6], g[7]); // ::ffff:a.b.c.d, ::a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4(g[6], g[7]); // NAT64
-  if (g[0] === 0x2002) return v4(g[1], g[2]); // 6to4
-  return null;
-}
-
-/** The eight 16-bit groups of an IPv6 address (zone dropped, dotted tail converted). */
-function ipv6Groups(text: string): number[] | null {
-  let s = text.split('%')[0].toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number);
-    s = `${s.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const halves = s.split('::');
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
-  const groups = [...head, ...Array<string>(fill).fill('0'), ...tail].map((h) => parseInt(h, 16));
-  return groups.length === 8 && groups.every((n) => n >= 0 && n <= 0xffff) ? groups : null;
 }

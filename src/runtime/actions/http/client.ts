@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { toJson, type JsonValue } from '../../../expressions/index.ts';
 import { ActionError } from '../errors.ts';
 import { resolveChecked, type ResolvedAddress } from './address-guard.ts';
+import { HOPS_HEADER } from './hops.ts';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -18,6 +19,8 @@ export interface GuardedRequest {
   body: unknown;
   timeoutMs: number;
   allow: readonly string[];
+  /** Sent as `x-appbuilder-hops` (hops.ts): the count of the request that started the run, plus one. */
+  hops: number;
   /** The run's own abort (wall time). */
   signal: AbortSignal;
 }
@@ -35,8 +38,8 @@ interface RawResponse {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Headers we set ourselves; a builder's value would only confuse the connection. */
-const OWN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+/** Headers we set ourselves; a builder's value would only confuse the connection (or reset the hop count). */
+const OWN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', HOPS_HEADER]);
 /** Credentials that must not follow a redirect to another origin. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
@@ -51,7 +54,8 @@ export async function guardedRequest(options: GuardedRequest): Promise<HttpResul
 
   for (let hop = 0; ; hop++) {
     const target = await beforeDeadline(resolveChecked(url, options.allow), deadline, url);
-    const response = await send(url, target, method, headers, payload, deadline, options.signal).catch((error: unknown) => {
+    const sent = { ...headers, [HOPS_HEADER]: String(options.hops) };
+    const response = await send(url, target, method, sent, payload, deadline, options.signal).catch((error: unknown) => {
       // Network failures arrive as ActionErrors; anything else is Node refusing the request itself.
       if (error instanceof ActionError) throw error;
       throw new ActionError(400, 'http_invalid_request', `Invalid http.request: ${(error as Error).message}`);
