@@ -38,6 +38,7 @@ export const SCOPES: Readonly<Record<Scope, ScopeSpec>> = {
   initialState: { variables: triggerVariables, result: 'any', needsModel: false },
   effect: { variables: actionVariables, result: 'any', needsModel: false },
   returnValue: { variables: actionVariables, result: 'any', needsModel: false },
+  default: { variables: { auth: 'auth', now: 'timestamp' }, result: 'any', needsModel: false },
 };
 
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];

@@ -36,7 +36,9 @@ export type Scope =
   | 'matchSelector'
   | 'initialState'
   | 'effect'
-  | 'returnValue';
+  | 'returnValue'
+  /** A field's `defaultValue` expression, evaluated when a record is created (DESIGN §4). */
+  | 'default';
 
 export interface ExpressionContext {
   definition: ExpressionDefinition;

@@ -121,7 +121,8 @@ function clientField(field: ApiField): ClientField {
     label: humanize(field.name),
     type: field.relation ? field.relation.modelName : (field.primitive ?? field.to),
     input: inputKind(field),
-    required: field.required,
+    // A field with a default expression (`user` → the caller) may be left out on create.
+    required: field.required && field.defaultExpression === undefined,
     many: field.many,
     readOnly: field.computed !== undefined,
     ...(field.enum ? { enum: field.enum } : {}),

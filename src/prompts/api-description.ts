@@ -3,6 +3,7 @@
  * (DESIGN §6): resources with their fields, the end-user auth flow, and the HTTP
  * triggers. Pure; shared by the integration prompts and the frontend bundle.
  */
+import { defaultExpression, literalDefault } from '../definition/default-value.ts';
 import { resourceName } from '../definition/naming.ts';
 import { findModel, isRelationship, isToMany } from '../definition/relationships.ts';
 import { isPrimitiveType, type AppDefinition, type EnumValue, type Field, type Model, type PrimitiveType } from '../definition/schema.ts';
@@ -30,8 +31,11 @@ export interface ApiField {
   /** `min` ≥ 1. */
   required: boolean;
   enum?: EnumValue[];
+  /** A literal default (unwrapped from `{"literal": …}`). */
   hasDefault: boolean;
   defaultValue?: unknown;
+  /** A default computed on create (`auth.id`: the caller); the field may be left out. */
+  defaultExpression?: string;
   /** A computed field: read-only, never sent on writes. */
   computed?: string;
   relation?: RelationInfo;
@@ -125,8 +129,9 @@ function describeField(definition: AppDefinition, model: Model, field: Field): A
     max: field.max,
     required: field.min >= 1,
     ...(field.enum ? { enum: field.enum } : {}),
-    hasDefault: field.defaultValue !== undefined,
-    ...(field.defaultValue !== undefined ? { defaultValue: field.defaultValue } : {}),
+    hasDefault: literalDefault(field.defaultValue) !== undefined,
+    ...(literalDefault(field.defaultValue) !== undefined ? { defaultValue: literalDefault(field.defaultValue) } : {}),
+    ...(defaultExpression(field.defaultValue) !== undefined ? { defaultExpression: defaultExpression(field.defaultValue) } : {}),
     ...(field.computed !== undefined ? { computed: field.computed } : {}),
     ...(relation ? { relation } : {}),
     accessRules: rulesOf(field.accessControl.rules),

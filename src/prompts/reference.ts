@@ -2,6 +2,7 @@
  * The API reference that every integration prompt carries: base URL, status,
  * authentication, resources, relationships, lists, triggers, errors, OpenAPI.
  */
+import { describeDefaultExpression } from '../definition/default-value.ts';
 import { exampleValue, isWritable, type ApiDescription, type ApiField, type ApiResource, type ApiTrigger } from './api-description.ts';
 
 export interface PromptContext {
@@ -86,18 +87,19 @@ function fieldRow(field: ApiField): string {
   const notes: string[] = [];
   if (field.enum) notes.push(`one of ${field.enum.map((v) => code(v)).join(', ')}`);
   if (field.hasDefault) notes.push(`default ${code(field.defaultValue)}`);
+  if (field.defaultExpression !== undefined) notes.push(describeDefaultExpression(field.defaultExpression));
   if (field.computed !== undefined) notes.push(`computed (read-only): ${code(field.computed)}`);
   if (field.many && (field.min > 0 || field.max !== null)) notes.push(`${field.min}..${field.max ?? '∞'} values`);
   if (field.relation?.partner) notes.push(`partner field \`${field.relation.partner}\``);
   if (field.accessRules.length > 0) notes.push(`field access: ${field.accessRules.map(code).join('; ')}`);
-  const required = field.computed !== undefined ? 'read-only' : field.required ? 'yes' : 'no';
+  const required = field.computed !== undefined ? 'read-only' : field.required && field.defaultExpression === undefined ? 'yes' : 'no';
   return `| \`${field.name}\` | ${cell(type)} | ${required} | ${cell(notes.join('; ') || '-')} |`;
 }
 
 function resourceSection(ctx: PromptContext, r: ApiResource): string {
   const base = `${ctx.apiBase}/${r.resource}`;
   const body: Record<string, unknown> = {};
-  for (const f of r.fields) if (isWritable(f) && (f.required || f.enum)) body[f.name] = exampleValue(f);
+  for (const f of r.fields) if (isWritable(f) && ((f.required && f.defaultExpression === undefined) || f.enum)) body[f.name] = exampleValue(f);
   const rules = r.accessRules.length > 0 ? r.accessRules.map((rule) => `\`${rule}\``).join(', ') : 'none';
   return [
     `### ${r.name}: \`/${r.resource}\`${r.isUserModel ? ' (the user model)' : ''}`,

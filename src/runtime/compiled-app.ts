@@ -1,4 +1,5 @@
 import type { AccessControl, AppDefinition, Field, Model } from '../definition/schema.ts';
+import { defaultExpression, literalDefault } from '../definition/default-value.ts';
 import { columnNameForField, resourceName, schemaNameForApp, tableNameForModel } from '../definition/naming.ts';
 import { findPartner, isRelationship, isToMany, relationshipStorage } from '../definition/relationships.ts';
 
@@ -25,7 +26,10 @@ export interface CompiledField {
   min: number;
   max: number | null;
   enum?: unknown[];
+  /** The literal default (unwrapped from `{"literal": …}`). */
   defaultValue?: unknown;
+  /** A `{"expression": …}` default: CEL evaluated on create with `auth` and `now` (runtime/writes/defaults.ts). */
+  defaultExpression?: string;
   computed?: string;
   accessControl: AccessControl;
   relation?: { targetModelId: string; storage: RelationStorage };
@@ -75,7 +79,8 @@ function compileField(def: AppDefinition, model: Model, field: Field): CompiledF
     min: field.min,
     max: field.max,
     ...(field.enum ? { enum: field.enum } : {}),
-    ...(field.defaultValue !== undefined ? { defaultValue: field.defaultValue } : {}),
+    ...(literalDefault(field.defaultValue) !== undefined ? { defaultValue: literalDefault(field.defaultValue) } : {}),
+    ...(defaultExpression(field.defaultValue) !== undefined ? { defaultExpression: defaultExpression(field.defaultValue) } : {}),
     ...(field.computed !== undefined ? { computed: field.computed } : {}),
     accessControl: field.accessControl,
     ...(relation ? { relation } : {}),

@@ -18,6 +18,7 @@ describe('collectExpressions', () => {
       ['/models/0/accessControl/rules/0/criteria', 'rule', 'ToDo'],
       ['/models/0/fields/0/accessControl/rules/0/criteria', 'rule', 'ToDo'],
       ['/models/0/fields/0/computed', 'computed', 'ToDo'],
+      ['/models/0/fields/4/defaultValue/expression', 'default', 'ToDo'],
       ['/models/1/accessControl/rules/0/criteria', 'rule', 'User'],
       ['/triggers/0/validation/0', 'validation', undefined],
       ['/triggers/0/trigger/matchSelectors/0', 'matchSelector', undefined],
@@ -116,6 +117,7 @@ describe('with the real expression module', () => {
   it("does not count 'auth' inside a string literal as using authentication", () => {
     const problems = errorsOf((d) => {
       d.models[1].fields.splice(1, 1);
+      for (const field of d.models[0].fields) delete field.defaultValue; // `user` defaults to auth.id
       d.models.forEach((m) => (m.accessControl = { rules: [{ access: 'allow', criteria: "'by auth' != ''" }] }));
       d.triggers[0].isPublic = true;
       d.triggers[0].validation = [];

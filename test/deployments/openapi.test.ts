@@ -128,8 +128,9 @@ describe('the OpenAPI document and reference page of a served version', () => {
     expect(schemas.UserEmbedded.properties!.todos).toMatchObject({ type: 'array', items: { type: 'string', format: 'uuid' } });
     expect(schemas.User.properties!.todos).toMatchObject({ type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/ToDoEmbedded' }, { format: 'uuid' }] } });
     expect(schemas.ToDo.required!.sort()).toEqual(['deadline', 'description', 'id', 'status', 'title', 'user']);
-    // Create: required without a default; status has one.
-    expect(schemas.ToDoCreate.required!.sort()).toEqual(['title', 'user']);
+    // Create: required without a default; status has one, user defaults to the caller (auth.id).
+    expect(schemas.ToDoCreate.required!.sort()).toEqual(['title']);
+    expect(schemas.ToDoCreate.properties!.user.description).toContain('defaults to the caller');
     expect(schemas.ToDoCreate.properties!.status).toMatchObject({ default: 'open' });
     expect(schemas.ToDoUpdate.required).toBeUndefined();
     expect(schemas.SignUp.required!.sort()).toEqual(['email', 'name', 'password']);

@@ -3,6 +3,7 @@
  * Relationship columns (uuid) get no DEFAULT or CHECK; their FK is planned in `plan.ts`.
  */
 import { Problem } from '../../errors.ts';
+import { literalDefault } from '../../definition/default-value.ts';
 import { columnNameForField } from '../../definition/naming.ts';
 import { isRelationship, isToMany } from '../../definition/relationships.ts';
 import { isPrimitiveType, type Field, type PrimitiveType } from '../../definition/schema.ts';
@@ -51,7 +52,9 @@ export function fieldColumn(table: string, modelName: string, field: Field, path
   const sqlType = PRIMITIVE_SQL_TYPES[field.to];
   // jsonb holds a JSON array itself: it never becomes jsonb[].
   const isArray = isToMany(field) && sqlType !== 'jsonb';
-  const defaultSql = field.defaultValue === undefined || field.defaultValue === null ? null : columnLiteral(field.defaultValue, sqlType, isArray, `${path}/defaultValue`);
+  // A default expression is evaluated by the runtime on create (runtime/writes/defaults.ts): no SQL default.
+  const literal = literalDefault(field.defaultValue);
+  const defaultSql = literal === undefined || literal === null ? null : columnLiteral(literal, sqlType, isArray, `${path}/defaultValue`);
   return { ...common, sqlType, isArray, default: defaultSql, check: checkOf(field, sqlType, isArray, path) };
 }
 

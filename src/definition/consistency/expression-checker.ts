@@ -25,7 +25,7 @@ export function createExpressionChecker(def: AppDefinition): ExpressionChecker {
   return {
     check: (site) => {
       const result = checkExpression(site.source, context(site));
-      return result.ok ? { ok: true } : { ok: false, message: result.message };
+      return result.ok ? { ok: true, type: result.type } : { ok: false, message: result.message };
     },
     translatable: (site) => checkTranslatable(site.source, context(site)),
     variables: (site) => {

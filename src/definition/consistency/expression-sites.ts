@@ -1,6 +1,7 @@
 /** Every expression of a definition, with its JSON pointer, its scope and (where it has one) its model. */
 import type { Scope } from '../../expressions/index.ts';
-import type { AppDefinition, Model } from '../schema.ts';
+import { fieldDefault } from '../default-value.ts';
+import type { AppDefinition, Field, Model } from '../schema.ts';
 import { modelOfEffect } from './actions.ts';
 import { pointer } from './pointer.ts';
 
@@ -12,6 +13,8 @@ export interface ExpressionSite {
   model?: Model;
   /** For trigger expressions: what starts the action (`request` or `event` are available). */
   triggerType?: 'http' | 'event';
+  /** For a `defaultValue` expression: the field whose type its result must fit. */
+  field?: Field;
 }
 
 export function collectExpressions(def: AppDefinition): ExpressionSite[] {
@@ -32,6 +35,10 @@ export function collectExpressions(def: AppDefinition): ExpressionSite[] {
       });
       if (field.computed !== undefined) {
         sites.push({ path: pointer('models', i, 'fields', k, 'computed'), source: field.computed, scope: 'computed', model });
+      }
+      const declared = fieldDefault(field.defaultValue);
+      if (declared?.kind === 'expression' && typeof declared.source === 'string') {
+        sites.push({ path: pointer('models', i, 'fields', k, 'defaultValue', 'expression'), source: declared.source, scope: 'default', model, field });
       }
     });
   });

@@ -6,9 +6,11 @@
  */
 import type { ProblemDetail } from '../../errors.ts';
 import type { AppDefinition } from '../schema.ts';
+import { defaultTypeProblem } from './default-types.ts';
 import { collectExpressions, type ExpressionSite } from './expression-sites.ts';
 
-export type ExpressionVerdict = { ok: true } | { ok: false; message: string };
+/** `type`: the CEL type of the result, when the checker knows it. */
+export type ExpressionVerdict = { ok: true; type?: string } | { ok: false; message: string };
 
 /** What the consistency check needs from the expression module. */
 export interface ExpressionChecker {
@@ -27,6 +29,10 @@ export function checkExpressions(def: AppDefinition, checker: ExpressionChecker)
     if (!verdict.ok) {
       problems.push({ path: site.path, message: `Invalid ${site.scope} expression: ${verdict.message}` });
       continue;
+    }
+    if (site.field && verdict.type !== undefined) {
+      const mismatch = defaultTypeProblem(site.field, verdict.type);
+      if (mismatch) problems.push({ path: site.path, message: `Invalid default expression: ${mismatch}` });
     }
     if (site.scope !== 'rule') continue;
     const translation = safely(() => checker.translatable(site));

@@ -1,5 +1,6 @@
-/** Consistency of models and fields: ids, names, `to`, min/max, enum, defaultValue, computed. */
+/** Consistency of models and fields: ids, names, `to`, min/max, enum, defaultValue (literals; expressions in expressions.ts), computed. */
 import type { ProblemDetail } from '../../errors.ts';
+import { fieldDefault } from '../default-value.ts';
 import { resourceName } from '../naming.ts';
 import { isRelationship } from '../relationships.ts';
 import { isPrimitiveType, type AppDefinition, type Field } from '../schema.ts';
@@ -69,6 +70,10 @@ function checkField(field: Field, at: string, modelIds: ReadonlySet<string>): Pr
     else if (field.min > field.max) add('min', `min (${field.min}) is greater than max (${field.max}).`);
   }
 
+  const declared = fieldDefault(field.defaultValue);
+  if (declared?.kind === 'expression' && (typeof declared.source !== 'string' || declared.source.trim() === '')) {
+    add('defaultValue/expression', 'A default expression is a CEL expression written as a non-empty string.');
+  }
   if (relationship) {
     if (field.enum !== undefined) add('enum', 'A relationship field cannot have an enum.');
     if (field.computed !== undefined) add('computed', 'A relationship field cannot be computed.');
@@ -90,15 +95,16 @@ function checkField(field: Field, at: string, modelIds: ReadonlySet<string>): Pr
     }
   }
 
-  if (field.defaultValue !== undefined && field.defaultValue !== null) {
+  const literal = declared?.kind === 'literal' ? declared.value : undefined;
+  if (literal !== undefined && literal !== null) {
     const many = field.max === null || field.max > 1;
-    const values: unknown[] = many && Array.isArray(field.defaultValue) ? field.defaultValue : [field.defaultValue];
-    if (many && !Array.isArray(field.defaultValue)) {
+    const values: unknown[] = many && Array.isArray(literal) ? literal : [literal];
+    if (many && !Array.isArray(literal)) {
       add('defaultValue', `The field holds several values: its defaultValue must be an array of ${expectedOf(type)}.`);
     } else if (values.some((v) => !fitsPrimitive(type, v))) {
-      add('defaultValue', `The defaultValue ${JSON.stringify(field.defaultValue)} is not ${expectedOf(type)} (the field is ${type}).`);
+      add('defaultValue', `The defaultValue ${JSON.stringify(literal)} is not ${expectedOf(type)} (the field is ${type}).`);
     } else if (field.enum !== undefined && values.some((v) => !field.enum?.some((e) => e === v))) {
-      add('defaultValue', `The defaultValue ${JSON.stringify(field.defaultValue)} is not one of the enum values.`);
+      add('defaultValue', `The defaultValue ${JSON.stringify(literal)} is not one of the enum values.`);
     }
   }
   return problems;

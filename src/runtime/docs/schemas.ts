@@ -8,6 +8,7 @@
  * - `{Model}Create` / `{Model}Update`: a write body, relationships as ids;
  * - `{Model}Page`: a list page `{items, total, offset}`.
  */
+import { describeDefaultExpression } from '../../definition/default-value.ts';
 import type { PrimitiveType } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 
@@ -67,6 +68,7 @@ function describe(field: CompiledField): string | undefined {
   const notes: string[] = [];
   if (field.relation) notes.push(field.many ? 'To-many relationship.' : 'To-one relationship.');
   if (field.computed !== undefined) notes.push(`Computed (read-only): \`${field.computed}\`.`);
+  if (field.defaultExpression !== undefined) notes.push(`On create, ${describeDefaultExpression(field.defaultExpression)} when left out.`);
   if (field.accessControl.rules.length > 0) notes.push('Field access rules apply: the field may be hidden on read and refused on write.');
   return notes.length > 0 ? notes.join(' ') : undefined;
 }
@@ -108,7 +110,7 @@ function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'u
   for (const field of model.fields) {
     if (field.computed !== undefined) continue;
     properties[field.name] = fieldSchema(app, field, 'id', true);
-    if (mode === 'create' && field.required && field.defaultValue === undefined) required.push(field.name);
+    if (mode === 'create' && field.required && field.defaultValue === undefined && field.defaultExpression === undefined) required.push(field.name);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }

@@ -13,6 +13,7 @@ import { plainJson, readPlainRecord, type PlainRecord } from './plain-record.ts'
 import { writeRelation } from './relations.ts';
 import { refusal, ruleCondition } from './rules.ts';
 import { validateWrite } from './values.ts';
+import { expressionDefaults } from './defaults.ts';
 import { recordEvent } from './outbox.ts';
 import { insertReadBack, updateReadBack } from './merged-writes.ts';
 import { selfContained } from './self-contained.ts';
@@ -107,7 +108,7 @@ export async function createRecordWithView(
   caller: Caller,
   view?: RawBuilder<unknown>,
 ): Promise<Written> {
-  const { values } = validateWrite(model, body, 'create');
+  const { values } = validateWrite(model, body, 'create', expressionDefaults(app, model, authOf(caller)));
   const condition = ruleCondition(app, model, caller, 'create');
   if (!condition) throw forbidden(`You may not create ${model.resource}.`);
   const id = uuidv7();

@@ -85,7 +85,13 @@ function checkOne(field: CompiledField, value: unknown): { ok: true; value: unkn
  * or a partial update. Every problem is collected and reported at once as 422,
  * each naming its field by JSON pointer.
  */
-export function validateWrite(model: CompiledModel, body: unknown, mode: 'create' | 'update'): ValidatedWrite {
+export function validateWrite(
+  model: CompiledModel,
+  body: unknown,
+  mode: 'create' | 'update',
+  /** On create: the value of a field's default expression, or undefined (see defaults.ts). */
+  expressionDefault?: (field: CompiledField) => unknown,
+): ValidatedWrite {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw unprocessable('The body must be a JSON object of field values.', [{ path: '', message: 'must be an object' }]);
   }
@@ -102,7 +108,10 @@ export function validateWrite(model: CompiledModel, body: unknown, mode: 'create
     if (field.computed !== undefined) continue;
     const present = Object.hasOwn(input, field.name);
     let value = present ? input[field.name] : undefined;
-    if (!present && mode === 'create' && field.defaultValue !== undefined) value = structuredClone(field.defaultValue);
+    if (!present && mode === 'create') {
+      if (field.defaultValue !== undefined) value = structuredClone(field.defaultValue);
+      else if (field.defaultExpression !== undefined && expressionDefault) value = expressionDefault(field) ?? undefined;
+    }
     if (value === undefined) {
       if (mode === 'create' && field.required) errors.push({ path: `/${field.name}`, message: 'is required' });
       continue;
