@@ -8,7 +8,7 @@ import type { AppKeys } from '../app-keys.ts';
 import { AfterCommit } from './after-commit.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { createRecord } from '../writes/records.ts';
-import { checkFieldWrites } from '../writes/field-rules.ts';
+import { checkSignupRules } from '../writes/signup-rules.ts';
 import type { JsonRecord } from '../data/read.ts';
 import { getOwnRecord } from '../data/own-record.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
@@ -76,7 +76,7 @@ export class EndUserAuth {
       // Sign-up runs as the system: the user cannot pass the model's rules before existing. The
       // field rules apply with the new user as `auth`: they write their own record.
       const created = await createRecord(trx, app, model, input, { kind: 'system' });
-      await checkFieldWrites(trx, app, model, { auth: created, operation: 'create', now: new Date() }, Object.keys(input), created.id);
+      await checkSignupRules(trx, app, model, created, Object.keys(input));
       await sql`insert into ${ident(app.schema, CREDENTIALS_TABLE)} (user_id, password_hash) values (${created.id}, ${hash})`.execute(trx);
       return created;
     });
