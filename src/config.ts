@@ -21,6 +21,14 @@ export interface Config {
   /** How long action runs are kept, seconds (APPBUILDER_RUN_RETENTION, e.g. `7d`, `12h`, `3600`). */
   runRetentionSeconds: number;
   tokenRateLimitPerMinute: number;
+  /** Generated-app requests per minute per address, end user or API client (APPBUILDER_APP_RATE_LIMIT; 0: off). */
+  appRateLimitPerMinute: number;
+  /** End-user sign-up and log-in attempts per minute per address (APPBUILDER_AUTH_RATE_LIMIT; 0: off). */
+  authRateLimitPerMinute: number;
+  /** Failed log-ins of one account before it is locked (APPBUILDER_AUTH_MAX_FAILURES; 0: never locked). */
+  authMaxFailures: number;
+  /** The first lock of an account, seconds; each further lock doubles it (APPBUILDER_AUTH_LOCKOUT). */
+  authLockoutSeconds: number;
   metricsPublic: boolean;
   bootstrapClient: { id: string; secret: string } | null;
   /** APPBUILDER_MASTER_KEY (32 bytes, base64) or APPBUILDER_MASTER_KEY_FILE; else a key file beside the data dir. */
@@ -68,6 +76,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
     runRetentionSeconds: durationSeconds(env.APPBUILDER_RUN_RETENTION, 7 * 86400),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),
+    appRateLimitPerMinute: intFrom(env.APPBUILDER_APP_RATE_LIMIT, 600),
+    authRateLimitPerMinute: intFrom(env.APPBUILDER_AUTH_RATE_LIMIT, 30),
+    authMaxFailures: intFrom(env.APPBUILDER_AUTH_MAX_FAILURES, 5),
+    authLockoutSeconds: durationSeconds(env.APPBUILDER_AUTH_LOCKOUT, 60),
     metricsPublic: env.APPBUILDER_METRICS_PUBLIC !== 'false',
     bootstrapClient: bootstrapId && bootstrapSecret ? { id: bootstrapId, secret: bootstrapSecret } : null,
     masterKey: env.APPBUILDER_MASTER_KEY || null,

@@ -72,6 +72,12 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
         return principal.customerId;
       },
+      rateLimits: {
+        appPerMinute: config.appRateLimitPerMinute,
+        authPerMinute: config.authRateLimitPerMinute,
+        authMaxFailures: config.authMaxFailures,
+        authLockoutSeconds: config.authLockoutSeconds,
+      },
     });
     const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry });
     await bootstrapFirstClient(services);

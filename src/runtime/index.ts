@@ -8,6 +8,8 @@ import { generatedAppsPlugin } from './http/plugin.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { docsRoutes } from './http/docs-routes.ts';
+import { AppRateLimits, NO_RATE_LIMITS, type RateLimitSettings } from './http/rate-limits.ts';
+import { LoginThrottle } from './http/login-throttle.ts';
 import { ActionRunner, type EventRunner } from './runs/runner.ts';
 import { RunStore } from './runs/store.ts';
 import { triggerRoutes } from './runs/http-triggers.ts';
@@ -28,6 +30,8 @@ export interface RuntimeOptions {
   /** Seals the apps' end-user signing keys (secrets/master-key.ts). */
   masterKey: Buffer;
   builderCustomer(request: FastifyRequest): Promise<string>;
+  /** APPBUILDER_APP_RATE_LIMIT and the sign-up and log-in limits; none when left out. */
+  rateLimits?: RateLimitSettings;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -36,6 +40,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
   const auth = new EndUserAuth(db, new AppKeys(db, options.masterKey), afterCommit);
   const runs = new RunStore(db);
   const runner = new ActionRunner(db, afterCommit, runs);
+  const limits = options.rateLimits ?? NO_RATE_LIMITS;
   return {
     registry,
     auth,
@@ -49,7 +54,8 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         registry,
         auth,
         builderCustomer: options.builderCustomer,
-        sources: [resourceRoutes(db, afterCommit), authRoutes(auth), docsRoutes(appsPath), triggerRoutes(runner)],
+        rateLimits: new AppRateLimits(limits.appPerMinute),
+        sources: [resourceRoutes(db, afterCommit), authRoutes(auth, new LoginThrottle(limits)), docsRoutes(appsPath, limits), triggerRoutes(runner)],
       })(fastify);
     },
   };

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { schemaNameForApp, tableNameForModel } from '../../src/definition/naming.ts';
 import { startPlatform, type PlatformOptions, type Role } from '../../src/platform.ts';
 import type { TestDatabase } from '../support/databases.ts';
-import { BOOTSTRAP, type TestPlatform } from '../support/platform.ts';
+import { BOOTSTRAP, GENEROUS_APP_LIMITS, type TestPlatform } from '../support/platform.ts';
 import type { Tenant } from '../support/tenant.ts';
 
 export interface JobSummary {
@@ -50,7 +50,7 @@ export { publish as publishAndWait } from '../support/publish.ts';
  * platforms may share one PostgreSQL database); `close` leaves the database alone.
  */
 export async function startOn(database: TestDatabase, role: Role, queue: PlatformOptions['queue'] = {}): Promise<TestPlatform> {
-  const config = loadConfig({ ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000' }, { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1' });
+  const config = loadConfig({ ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000', ...GENEROUS_APP_LIMITS }, { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1' });
   const platform = await startPlatform(config, { db: database.db, role, queue });
   const baseUrl = await platform.server.listen({ port: 0, host: '127.0.0.1' });
   return { platform, database, baseUrl, config, close: () => platform.close() };

@@ -8,7 +8,7 @@ import { startPlatform, type Role } from '../../src/platform.ts';
 import type { Driver } from '../../src/storage/db.ts';
 import type { Db } from '../../src/storage/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { BOOTSTRAP, type TestPlatform } from '../support/platform.ts';
+import { BOOTSTRAP, GENEROUS_APP_LIMITS, type TestPlatform } from '../support/platform.ts';
 import type { Tenant } from '../support/tenant.ts';
 
 export { publish } from '../support/publish.ts';
@@ -35,7 +35,7 @@ export async function startEventsPlatform(
   options: { role?: Role; database?: TestDatabase; pollSeconds?: number } = {},
 ): Promise<TestPlatform> {
   const database = options.database ?? (await createTestDatabase(driver));
-  const config = loadConfig({ ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000', APPBUILDER_SCHEDULE_CHECK: '1' }, { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1' });
+  const config = loadConfig({ ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000', ...GENEROUS_APP_LIMITS, APPBUILDER_SCHEDULE_CHECK: '1' }, { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1' });
   const platform = await startPlatform(config, {
     db: database.db,
     logger: false,

@@ -1,14 +1,25 @@
 import { unauthorized } from '../../errors.ts';
 import type { EndUserAuth } from './end-user-auth.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { NO_RATE_LIMITS } from './rate-limits.ts';
 import type { RouteSource } from './router.ts';
 
 /** `POST /auth/signup`, `POST /auth/login`, `GET /auth/me` for apps with a user model. */
-export function authRoutes(auth: EndUserAuth): RouteSource {
+export function authRoutes(auth: EndUserAuth, throttle = new LoginThrottle(NO_RATE_LIMITS)): RouteSource {
   return (app) => {
     if (!app.userModel) return [];
     return [
-      { method: 'POST', path: '/auth/signup', handler: async (request) => ({ status: 201, body: await auth.signup(request.app, request.body) }) },
-      { method: 'POST', path: '/auth/login', handler: async (request) => ({ status: 200, body: await auth.login(request.app, request.body) }) },
+      {
+        method: 'POST',
+        path: '/auth/signup',
+        handler: (request) => throttle.signup(request.address ?? '', async () => ({ status: 201, body: await auth.signup(request.app, request.body) })),
+      },
+      {
+        method: 'POST',
+        path: '/auth/login',
+        handler: (request) =>
+          throttle.login(request.app, request.address ?? '', request.body, async () => ({ status: 200, body: await auth.login(request.app, request.body) })),
+      },
       {
         method: 'GET',
         path: '/auth/me',

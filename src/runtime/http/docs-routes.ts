@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { CompiledApp } from '../compiled-app.ts';
 import { buildOpenApi } from '../docs/openapi.ts';
+import { describeRateLimits } from '../docs/rate-limit-docs.ts';
+import { NO_RATE_LIMITS, type RateLimitSettings } from './rate-limits.ts';
 import type { RouteSource } from './router.ts';
 import type { AppRoute } from './types.ts';
 
@@ -52,14 +54,14 @@ function page(title: string, prefix: string): string {
  * page, with the swagger-ui assets under `/docs/assets/`). The page is left out when
  * the app itself serves `GET /docs` (a model whose resource is `docs`, or a trigger).
  */
-export function docsRoutes(appsPath: string): RouteSource {
+export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE_LIMITS): RouteSource {
   const documents = new WeakMap<CompiledApp, string>();
   return (app) => {
     const prefix = `${appsPath}/${app.applicationId}/api/v${app.serverVersion}`;
     const document = () => {
       let text = documents.get(app);
       if (text === undefined) {
-        text = JSON.stringify(buildOpenApi(app, { serverUrl: prefix }));
+        text = JSON.stringify(describeRateLimits(buildOpenApi(app, { serverUrl: prefix }), limits));
         documents.set(app, text);
       }
       return text;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.ts';
@@ -47,6 +48,9 @@ function emailColumn(model: CompiledModel): string {
 
 const MAX_VERIFIED_TOKENS = 10_000;
 
+/** What a password sent for an unknown email is checked against (it matches nothing anyone can send). */
+const UNKNOWN_EMAIL_HASH = hashSecret(randomBytes(32).toString('base64url'));
+
 /** End users of a generated app: sign-up, log-in, and the tokens that carry them (JWT, per-app key). */
 export class EndUserAuth {
   /** Tokens whose signature was checked: app and token → subject and expiry (seconds). */
@@ -94,8 +98,9 @@ export class EndUserAuth {
       join ${ident(app.schema, CREDENTIALS_TABLE)} c on c.user_id = u.id
       where lower(u.${ident(emailColumn(model))}) = ${email.trim().toLowerCase()}`.execute(this.db.kysely);
     const row = found.rows[0];
-    // One answer for an unknown email and a wrong password.
-    if (!row || !(await verifySecret(password, row.password_hash))) throw unauthorized('The email or the password is not right.');
+    // One answer for an unknown email and a wrong password, in the same time: a hash is checked either way.
+    const valid = await verifySecret(password, row?.password_hash ?? (await UNKNOWN_EMAIL_HASH));
+    if (!row || !valid) throw unauthorized('The email or the password is not right.');
     const user = (await readPlainRecord(this.db.kysely, app, model, row.id))!;
     return { token: await this.issue(app, row.id), user: await this.profile(app, user) };
   }

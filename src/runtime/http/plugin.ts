@@ -5,6 +5,7 @@ import type { CompiledApp } from '../compiled-app.ts';
 import type { DeploymentRegistry, ServedApp } from '../registry.ts';
 import type { EndUserAuth } from './end-user-auth.ts';
 import { buildAppRouter, type AppRouter, type RouteSource } from './router.ts';
+import type { AppRateLimits } from './rate-limits.ts';
 import type { AppResponse } from './types.ts';
 
 export interface GeneratedAppsOptions {
@@ -14,6 +15,8 @@ export interface GeneratedAppsOptions {
   /** The customer whose management credentials these headers carry; throws 401 when they are bad. */
   builderCustomer(request: FastifyRequest): Promise<string>;
   sources: RouteSource[];
+  /** APPBUILDER_APP_RATE_LIMIT, counted per address, end user or API client. */
+  rateLimits?: AppRateLimits;
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
@@ -63,14 +66,19 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
       url: `${options.appsPath}/:applicationId/api/:version/*`,
       schema: { hide: true },
       handler: async (request, reply) => {
+        options.rateLimits?.anonymous(request, reply);
         const { applicationId, version, '*': rest } = request.params as { applicationId: string; version: string; '*': string };
         const serverVersion = VERSION.exec(version)?.[1];
         const served = serverVersion && /^[0-9a-f-]{36}$/i.test(applicationId) ? await options.registry.resolve(applicationId, serverVersion) : null;
-        if (!served) throw notFound(`No published version ${version} of application ${applicationId}.`);
+        if (!served) {
+          options.rateLimits?.unserved(request, reply);
+          throw notFound(`No published version ${version} of application ${applicationId}.`);
+        }
         const path = `/${rest}`.replace(/\/+$/, '') || '/';
         const route = routerOf(served.compiled).find(request.method, path);
         if (!route) throw notFound(`No route for ${request.method} ${path} in this application.`);
-        const caller = await callerOf(request, served, options);
+        const resolveCaller = () => callerOf(request, served, options);
+        const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());
         const response = await route.handler({
           app: served.compiled,
           method: request.method,
@@ -80,6 +88,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           body: request.body,
           headers: request.headers,
           caller,
+          address: request.ip,
         });
         return send(reply, response);
       },

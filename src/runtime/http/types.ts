@@ -13,6 +13,8 @@ export interface AppRequest {
   body: unknown;
   headers: IncomingHttpHeaders;
   caller: Caller;
+  /** The client's address (what rate limits count by). */
+  address?: string;
 }
 
 /** What a handler answers; `json` is sent as is when set (JSON built by PostgreSQL). */
