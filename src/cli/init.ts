@@ -13,8 +13,8 @@ function storeInUse(error: DataDirInUseError, basePath: string): string {
     'Either:',
     '  - stop the service, run `appbuilder init` again, then start the service; or',
     `  - leave it running and create the customer through it: POST ${basePath}/customers {"name": "..."} with a platform`,
-    '    administrator\'s token (start the service with APPBUILDER_BOOTSTRAP_CLIENT_ID and APPBUILDER_BOOTSTRAP_CLIENT_SECRET',
-    '    to have one); the answer carries the new API key and secret.',
+    '    administrator\'s token (the first start on an empty store printed one; APPBUILDER_BOOTSTRAP_CLIENT_ID and',
+    '    APPBUILDER_BOOTSTRAP_CLIENT_SECRET create one instead); the answer carries the new API key and secret.',
     'With DATABASE_URL (PostgreSQL) there is no such restriction.',
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { startPlatform, type Role } from '../platform.ts';
+import { createFirstRunClient, firstRunMessage } from './first-run.ts';
 
 const ROLES: readonly Role[] = ['all', 'api', 'runtime', 'worker'];
 
@@ -16,12 +17,15 @@ export async function serveCommand(options: { port?: number; host?: string; role
     // A worker only takes jobs: it opens no port.
     process.stdout.write(`appbuilder worker taking jobs (no HTTP)\n  store:    ${store}\n`);
   } else {
+    // Before listening: nobody can call in before the first administrator exists.
+    const firstRun = await createFirstRunClient(platform.services, config);
     const address = await platform.server.listen({ port: config.port, host: config.host });
     const base = (config.publicUrl ?? address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost')).replace(/\/$/, '');
     process.stdout.write(
       `appbuilder listening on ${base}${config.basePath}${role === 'all' ? '' : ` (role ${role}: sends jobs, a worker takes them)`}\n` +
-        `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
+        `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs (management API)\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
     );
+    if (firstRun) process.stdout.write(firstRunMessage(firstRun, base, config.basePath));
   }
 
   let stopping = false;

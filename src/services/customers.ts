@@ -1,6 +1,10 @@
+import { sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import type { ApiClientCredentials, ApiClientService } from './api-clients.ts';
+
+// Any constant works; the same in every process of one installation (migrate.ts uses another).
+const FIRST_RUN_LOCK_KEY = 7_311_043;
 
 export interface CreatedCustomer {
   id: string;
@@ -21,6 +25,22 @@ export class CustomerService {
       return this.apiClients.create(id, { name: 'default', ...options }, trx);
     });
     return { id, name, apiClient: { apiKey: client.apiKey, secret: client.secret } };
+  }
+
+  /**
+   * On an empty store only: creates the first customer with a platform administrator's API client
+   * and answers its credentials (the secret is kept as a hash only), else null. Under an advisory
+   * lock, so processes starting together on one PostgreSQL create one.
+   */
+  async createFirstAdministrator(name: string): Promise<CreatedCustomer | null> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${FIRST_RUN_LOCK_KEY})`.execute(trx);
+      if (await trx.selectFrom('appbuilder.customers').select('id').limit(1).executeTakeFirst()) return null;
+      const id = uuidv7();
+      await trx.insertInto('appbuilder.customers').values({ id, name }).execute();
+      const client = await this.apiClients.create(id, { name: 'default', isPlatformAdmin: true }, trx);
+      return { id, name, apiClient: { apiKey: client.apiKey, secret: client.secret } };
+    });
   }
 
   async isEmpty(): Promise<boolean> {
