@@ -17,6 +17,7 @@ import { recordEvent } from '../writes/outbox.ts';
 import { TransactionData } from './data-port.ts';
 import { actionRunsTotal } from './metrics.ts';
 import type { Run, RunInputRecord, RunStore } from './store.ts';
+import { storedError, storedRun } from './stored-run.ts';
 import { buildInitialState, failedValidations, type TriggerVariables } from './trigger-inputs.ts';
 
 /** An event as the dispatcher hands it over (`previous` on `{Model}.updated`). */
@@ -106,9 +107,9 @@ export class ActionRunner implements EventRunner {
     return run;
   }
 
-  /** Runs in a transaction that is always rolled back; the run is returned, never stored. */
-  test(spec: RunSpec): Promise<Run> {
-    return this.#execute(spec, 'rollback');
+  /** Runs in a transaction that is always rolled back; the run is returned as stored runs are shown, never stored. */
+  async test(spec: RunSpec): Promise<Run> {
+    return storedRun(await this.#execute(spec, 'rollback'));
   }
 
   /** A run that never started (its trigger refused the input): stored as failed, with no steps. */
@@ -121,7 +122,9 @@ export class ActionRunner implements EventRunner {
       steps: [],
       error: errors ? { ...runError, message: `${runError.message} ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}` } : runError,
     });
-    await this.store.insert(run);
+    // A refused request is stored off its path, like the runs of HTTP triggers (reads flush first).
+    if (spec.request) this.store.add(run);
+    else await this.store.insert(run);
     actionRunsTotal.inc({ action: spec.actionId, status: 'failed' });
     return run;
   }
@@ -198,7 +201,8 @@ export class ActionRunner implements EventRunner {
       steps: record.steps,
       result: record.result,
       ...(record.response ? { response: record.response } : {}),
-      ...(record.error ? { error: record.error } : {}),
+      // Error messages are cut to ~1 KB wherever they go (the trigger's answer too).
+      ...(record.error ? { error: storedError(record.error) } : {}),
       startedAt: startedAt.toISOString(),
       completedAt: new Date(startedAt.getTime() + durationMs).toISOString(),
       durationMs,

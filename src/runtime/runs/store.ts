@@ -5,6 +5,7 @@ import { toIso } from '../../storage/sql.ts';
 import type { JsonValue } from '../../expressions/index.ts';
 import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
 import { insertRuns, runBuffer } from './run-buffer.ts';
+import { storedRun } from './stored-run.ts';
 
 export type RunStatus = 'succeeded' | 'failed';
 
@@ -88,13 +89,14 @@ function toRun(row: RunRow): Run {
 export class RunStore {
   constructor(private readonly db: Db) {}
 
+  /** Every run is stored as stored-run.ts keeps it (values cut to ~1 KB, secrets redacted). */
   async insert(run: Run, executor: Executor = this.db.kysely): Promise<void> {
-    await insertRuns(executor, [run]);
+    await insertRuns(executor, [storedRun(run)]);
   }
 
   /** Stores the run a few milliseconds later, with others (run-buffer.ts); reads below see it. */
   add(run: Run): void {
-    runBuffer(this.db).add(run);
+    runBuffer(this.db).add(storedRun(run));
   }
 
   /** Writes the runs added and not yet stored. */
