@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
@@ -12,6 +12,8 @@ import { registerMetrics } from './metrics.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 import { ProblemSchema } from './schemas.ts';
 import { validatorCompiler } from './validation.ts';
+import { useJsonBodies } from './json-body.ts';
+import { logRequests, loggerOptions, type LogOptions } from './logging.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -29,7 +31,7 @@ export const INTERFACE_VERSION = '0.0.5';
 export interface ServerOptions {
   services: Services;
   /** Pino options; `stream` lets tests read the log. */
-  logger?: false | { level: string; stream?: NodeJS.WritableStream };
+  logger?: false | LogOptions;
   /** Route groups mounted beside the management API (the generated apps, later). */
   extraPlugins?: ((app: FastifyInstance) => Promise<void>)[];
 }
@@ -37,14 +39,9 @@ export interface ServerOptions {
 export async function buildServer({ services, logger = false, extraPlugins = [] }: ServerOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
-    logger:
-      logger === false
-        ? false
-        : {
-            ...logger,
-            // Tokens and keys never reach the logs.
-            redact: ['req.headers.authorization', 'req.headers["x-svc-api-client"]', 'req.headers.cookie'],
-          },
+    // Tokens and keys never reach the logs, nor query strings; one entry per request, at debug.
+    logger: logger === false ? false : loggerOptions(logger),
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -54,8 +51,10 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
   // would drop them. Response schemas still document every operation in OpenAPI.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerProblemHandlers(app);
+  logRequests(app);
   app.addSchema(ProblemSchema);
-  await app.register(formbody);
+  // JSON bodies only (415 otherwise), hostile values refused at the parser; forms only for the token.
+  useJsonBodies(app);
   await app.register(rateLimit, {
     global: false,
     // Thrown by the plugin, so it reaches the problem handler like any other error.
@@ -93,7 +92,13 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     }
   });
 
-  await app.register(oauthRoutes(services), { prefix: config.basePath });
+  await app.register(
+    async (scope) => {
+      await scope.register(formbody);
+      await scope.register(oauthRoutes(services));
+    },
+    { prefix: config.basePath },
+  );
   const management = async (scope: FastifyInstance, prefix: string, plugins: ((s: Services) => FastifyPluginAsyncTypebox)[]) => {
     await scope.register(
       async (child) => {

@@ -8,7 +8,7 @@
  * Shape only: references between ids, expressions, effect params etc. are
  * checked in `consistency/`.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 // ---------------------------------------------------------------- id prefixes
 
@@ -38,7 +38,15 @@ export const ConstructIdSchema = Type.String({
   errorMessage: "Expected a construct id shaped like '@<kind>/<name>'",
 });
 
-const ReferenceRequirements = Type.Array(RequirementIdSchema);
+/**
+ * Longest lists a definition may hold (`maxItems`): far above any real application, low enough that
+ * an oversized body is refused before its elements are validated.
+ */
+export const MAX_LIST = 1000;
+export const MAX_SHORT_LIST = 100;
+const List = <T extends TSchema>(item: T, maxItems = MAX_LIST) => Type.Array(item, { maxItems });
+
+const ReferenceRequirements = List(RequirementIdSchema);
 
 // ------------------------------------------------------------ primitive types
 
@@ -78,7 +86,7 @@ export const AccessRuleSchema = Type.Object({
 });
 
 export const AccessControlSchema = Type.Object({
-  rules: Type.Array(AccessRuleSchema),
+  rules: List(AccessRuleSchema, MAX_SHORT_LIST),
   defaultAccess: Type.Optional(AccessSchema),
 });
 
@@ -97,13 +105,13 @@ export const FieldSchema = Type.Object({
   accessControl: AccessControlSchema,
   computed: Type.Optional(Type.String()),
   defaultValue: Type.Optional(Type.Unknown()),
-  enum: Type.Optional(Type.Array(EnumValueSchema)),
+  enum: Type.Optional(List(EnumValueSchema)),
 });
 
 export const ModelSchema = Type.Object({
   id: ModelIdSchema,
   name: Type.String({ minLength: 1 }),
-  fields: Type.Array(FieldSchema),
+  fields: List(FieldSchema),
   accessControl: AccessControlSchema,
   referenceRequirements: Type.Optional(ReferenceRequirements),
 });
@@ -132,7 +140,7 @@ export const ActionEffectSchema = Type.Object({
 
 export const ActionSchema = Type.Object({
   id: ActionIdSchema,
-  effects: Type.Array(ActionEffectSchema),
+  effects: List(ActionEffectSchema),
   startEffectId: Type.String(),
   bindReturnValue: Type.Optional(Type.String()),
   onError: Type.Optional(EffectOnErrorSchema),
@@ -157,14 +165,14 @@ export const HttpTriggerSchema = Type.Object({
   method: HttpMethodSchema,
   /** A path template like `/some/path/:paramName`; its shape is checked for consistency. */
   path: Type.String({ minLength: 1 }),
-  matchSelectors: Type.Optional(Type.Array(Type.String())),
+  matchSelectors: Type.Optional(List(Type.String(), MAX_SHORT_LIST)),
 });
 
 export const TriggerSchema = Type.Object({
   trigger: Type.Union([EventTriggerSchema, HttpTriggerSchema]),
   actionId: Type.String(),
   initialState: Type.Record(Type.String(), Type.String()),
-  validation: Type.Array(Type.String()),
+  validation: List(Type.String(), MAX_SHORT_LIST),
   isPublic: Type.Optional(Type.Boolean()),
   referenceRequirements: Type.Optional(ReferenceRequirements),
 });
@@ -191,19 +199,19 @@ export const AppOverviewSchema = Type.Union([
   Type.Object({
     name: Type.String(),
     jobToBeDone: Type.String(),
-    unsupportedUserJourneys: Type.Array(
+    unsupportedUserJourneys: List(
       Type.Object({
         name: Type.String(),
         description: Type.String(),
         reason: Type.String(),
-        steps: Type.Array(Type.String()),
+        steps: List(Type.String(), MAX_SHORT_LIST),
       }),
     ),
-    draftUserJourneys: Type.Array(
+    draftUserJourneys: List(
       Type.Object({
         name: Type.String(),
         outcome: Type.String(),
-        steps: Type.Array(Type.String()),
+        steps: List(Type.String(), MAX_SHORT_LIST),
       }),
     ),
   }),
@@ -219,16 +227,16 @@ const DraftRequirementSchema = Type.Object({
 export const AppDraftSchema = Type.Union([
   Type.Object({
     sitemap: Type.Object({
-      nodes: Type.Array(
+      nodes: List(
         Type.Object({
           id: Type.String(),
           route: Type.String(),
-          content: Type.Array(Type.Object({ title: Type.String(), description: Type.String() })),
+          content: List(Type.Object({ title: Type.String(), description: Type.String() })),
         }),
       ),
-      edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String(), type: Type.String() })),
+      edges: List(Type.Object({ from: Type.String(), to: Type.String(), type: Type.String() })),
     }),
-    requirements: Type.Array(DraftRequirementSchema),
+    requirements: List(DraftRequirementSchema),
   }),
   Type.Null(),
 ]);
@@ -237,17 +245,17 @@ export const RELATIONSHIP_TYPES = ['hasOne', 'hasMany', 'belongsToOne', 'belongs
 
 export const DomainModelSchema = Type.Union([
   Type.Object({
-    models: Type.Array(
+    models: List(
       Type.Object({
         name: Type.String(),
-        fields: Type.Array(
+        fields: List(
           Type.Object({
             name: Type.String(),
             type: Type.String(),
             relationshipType: Type.Optional(Type.Union(RELATIONSHIP_TYPES.map((v) => Type.Literal(v)))),
           }),
         ),
-        requirements: Type.Array(DraftRequirementSchema),
+        requirements: List(DraftRequirementSchema),
         isUserModel: Type.Boolean(),
       }),
     ),
@@ -258,7 +266,7 @@ export const DomainModelSchema = Type.Union([
 // ------------------------------------------------------------- the definition
 
 export const AppDefinitionSchema = Type.Object({
-  requirements: Type.Array(RequirementSchema),
+  requirements: List(RequirementSchema),
   appId: Type.String(),
   /** Sample shape major.minor.patch; the exact pattern is not given by the spec. */
   version: Type.String(),
@@ -266,11 +274,11 @@ export const AppDefinitionSchema = Type.Object({
   appDescription: Type.String(),
   appDraft: AppDraftSchema,
   domainModel: DomainModelSchema,
-  actions: Type.Array(ActionSchema),
-  triggers: Type.Array(TriggerSchema),
+  actions: List(ActionSchema),
+  triggers: List(TriggerSchema),
   userModelId: ModelIdSchema,
-  models: Type.Array(ModelSchema),
-  personas: Type.Optional(Type.Array(PersonaSchema)),
+  models: List(ModelSchema),
+  personas: Type.Optional(List(PersonaSchema, MAX_SHORT_LIST)),
 });
 
 // ---------------------------------------------------------------------- types

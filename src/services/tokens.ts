@@ -21,6 +21,23 @@ export interface AccessToken {
 const ISSUER = 'appbuilder';
 const AUDIENCE = 'appbuilder-management';
 
+/** Why a management token was refused: malformed, expired, not ours, or another client's. */
+function tokenTrouble(error: unknown): string {
+  switch ((error as { code?: unknown }).code) {
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+      return 'The access token is malformed: expected a JWT (three base64url parts separated by dots) from POST …/oauth/token.';
+    case 'ERR_JWT_EXPIRED':
+      return 'The access token expired; get a new one from POST …/oauth/token.';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'The access token was not issued by this service.';
+    default:
+      return 'The access token is not valid for this API client.';
+  }
+}
+
 /**
  * Access tokens for the management API (OAuth 2 client credentials). Tokens are
  * short-lived HS256 JWTs bound to one client; every request re-reads the client,
@@ -73,8 +90,8 @@ export class TokenService {
       const { payload } = await jwtVerify(match[1], this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
       if (payload.key !== apiKeyHeader || typeof payload.sub !== 'string') throw new Error('client mismatch');
       subject = payload.sub;
-    } catch {
-      throw unauthorized('The access token is not valid for this API client.');
+    } catch (error) {
+      throw unauthorized(tokenTrouble(error));
     }
     const client = await this.db.kysely
       .selectFrom('appbuilder.api_clients')

@@ -21,7 +21,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
-import { ActionEffectSchema, type ActionEffect, type AppDefinition } from '../schema.ts';
+import { ActionEffectSchema, MAX_LIST, type ActionEffect, type AppDefinition } from '../schema.ts';
 import { actionIndex } from './lookup.ts';
 
 export const EFFECT_MODIFICATIONS = ['insert', 'update', 'delete', 'move'] as const;
@@ -37,7 +37,7 @@ export const EffectModificationSchema = Type.Object({
 });
 export type EffectModification = Static<typeof EffectModificationSchema>;
 
-export const EffectModificationsBody = Type.Array(EffectModificationSchema);
+export const EffectModificationsBody = Type.Array(EffectModificationSchema, { maxItems: MAX_LIST });
 export type EffectModificationsInput = Static<typeof EffectModificationsBody>;
 
 export function modifyEffects(def: AppDefinition, actionId: string, modifications: EffectModificationsInput): AppDefinition {

@@ -8,6 +8,7 @@ import {
   AccessControlSchema,
   EnumValueSchema,
   FieldIdSchema,
+  MAX_LIST,
   PrimitiveTypeSchema,
   isPrimitiveType,
   type AppDefinition,
@@ -31,7 +32,7 @@ export const UpdateFieldBody = Type.Object({
   to: Type.Optional(PrimitiveTypeSchema),
   computed: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   defaultValue: Type.Optional(Type.Unknown()),
-  enum: Type.Optional(Type.Union([Type.Array(EnumValueSchema), Type.Null()])),
+  enum: Type.Optional(Type.Union([Type.Array(EnumValueSchema, { maxItems: MAX_LIST }), Type.Null()])),
 });
 export type UpdateFieldInput = Static<typeof UpdateFieldBody>;
 
@@ -49,7 +50,7 @@ export const NewFieldSchema = Type.Object({
   accessControl: Type.Optional(AccessControlSchema),
   computed: Type.Optional(Type.String()),
   defaultValue: Type.Optional(Type.Unknown()),
-  enum: Type.Optional(Type.Array(EnumValueSchema)),
+  enum: Type.Optional(Type.Array(EnumValueSchema, { maxItems: MAX_LIST })),
 });
 export type NewField = Static<typeof NewFieldSchema>;
 

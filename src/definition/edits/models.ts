@@ -3,7 +3,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
-import { AccessControlSchema, ModelIdSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
+import { AccessControlSchema, MAX_LIST, ModelIdSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
 import { NewFieldSchema, completeField } from './fields.ts';
 import { fieldIds, modelIdFor, modelIds } from './ids.ts';
 import { MODEL_EVENTS, modelIndex, modelReferences } from './lookup.ts';
@@ -22,9 +22,9 @@ export type UpdateModelInput = Static<typeof UpdateModelBody>;
 export const CreateModelBody = Type.Object({
   id: Type.Optional(ModelIdSchema),
   name: Type.String({ minLength: 1 }),
-  fields: Type.Optional(Type.Array(NewFieldSchema)),
+  fields: Type.Optional(Type.Array(NewFieldSchema, { maxItems: MAX_LIST })),
   accessControl: Type.Optional(AccessControlSchema),
-  referenceRequirements: Type.Optional(Type.Array(RequirementIdSchema)),
+  referenceRequirements: Type.Optional(Type.Array(RequirementIdSchema, { maxItems: MAX_LIST })),
 });
 export type CreateModelInput = Static<typeof CreateModelBody>;
 

@@ -9,6 +9,8 @@ import {
   AppDraftSchema,
   AppOverviewSchema,
   DomainModelSchema,
+  MAX_LIST,
+  MAX_SHORT_LIST,
   PersonaSchema,
   RequirementSchema,
   type AppDefinition,
@@ -16,8 +18,8 @@ import {
 
 /** The body schema of each replaceable section (the section's own schema from the definition). */
 export const SectionBodies = {
-  requirements: Type.Array(RequirementSchema),
-  personas: Type.Array(PersonaSchema),
+  requirements: Type.Array(RequirementSchema, { maxItems: MAX_LIST }),
+  personas: Type.Array(PersonaSchema, { maxItems: MAX_SHORT_LIST }),
   appOverview: AppOverviewSchema,
   appDraft: AppDraftSchema,
   domainModel: DomainModelSchema,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt, type JWTPayload } from 'jose';
 import { notFound, unauthorized } from '../../errors.ts';
 import type { Caller } from '../caller.ts';
 import type { CompiledApp } from '../compiled-app.ts';
@@ -21,6 +22,20 @@ export interface GeneratedAppsOptions {
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
 
+/** Why a bearer token was refused, read from its unverified claims (the reasons say nothing secret). */
+function tokenTrouble(token: string): string {
+  let claims: JWTPayload;
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    return 'The token is malformed: expected a JWT (three base64url parts separated by dots) from POST …/auth/login.';
+  }
+  if (typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now()) {
+    return `The token expired at ${new Date(claims.exp * 1000).toISOString()}; log in again (POST …/auth/login).`;
+  }
+  return 'The token is not valid for this application.';
+}
+
 async function callerOf(request: FastifyRequest, served: ServedApp, options: GeneratedAppsOptions): Promise<Caller> {
   const authorization = request.headers.authorization;
   if (request.headers['x-svc-api-client'] !== undefined) {
@@ -32,7 +47,7 @@ async function callerOf(request: FastifyRequest, served: ServedApp, options: Gen
   const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
   if (!token) return { kind: 'anonymous' };
   const user = await options.auth.verify(served.compiled, token);
-  if (!user) throw unauthorized('The token is not valid for this application.');
+  if (!user) throw unauthorized(tokenTrouble(token));
   return { kind: 'user', user };
 }
 

@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import pretty from 'pino-pretty';
+
+/** Pino options of the server; `stream` lets tests read the log. */
+export interface LogOptions {
+  level: string;
+  stream?: NodeJS.WritableStream;
+}
+
+/** A URL as logged: without its query string (list filters carry personal data, links carry tokens). */
+export const pathOnly = (url: string): string => url.split('?')[0];
+
+/**
+ * Human-readable single lines on a terminal (pino-pretty), JSON lines anywhere else; tokens, keys
+ * and cookies redacted; request URLs without their query.
+ */
+export function loggerOptions(options: LogOptions): NonNullable<FastifyServerOptions['logger']> {
+  const stream =
+    options.stream ??
+    (process.stdout.isTTY
+      ? pretty({ singleLine: true, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId,method,url,statusCode,ms' })
+      : undefined);
+  return {
+    level: options.level,
+    ...(stream ? { stream } : {}),
+    redact: ['req.headers.authorization', 'req.headers["x-svc-api-client"]', 'req.headers.cookie'],
+    serializers: {
+      req: (request: { method: string; url: string }) => ({ method: request.method, url: pathOnly(request.url) }),
+    },
+  };
+}
+
+/**
+ * One log entry per answered request, at `debug` (so not under the default `info` of `npm start`):
+ * method, path without query, status and time. Failures (5xx) are logged by the error handler instead.
+ */
+const VERBOSE = new Set(['debug', 'trace']);
+
+export function logRequests(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 500 || !VERBOSE.has(request.log.level)) return;
+    const url = pathOnly(request.url);
+    const ms = Math.round(reply.elapsedTime * 10) / 10;
+    request.log.debug({ method: request.method, url, statusCode: reply.statusCode, ms }, `${request.method} ${url} ${reply.statusCode} ${ms} ms`);
+  });
+}
