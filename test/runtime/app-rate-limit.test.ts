@@ -3,6 +3,7 @@
 // Retry-After and a problem body, and the per-version OpenAPI states it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { addressKey } from '../../src/runtime/http/rate-limits.ts';
 import { availableDrivers } from '../support/databases.ts';
 import { AddressedApi, type AddressedReply } from '../support/from-address.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -54,6 +55,12 @@ describe.each(await availableDrivers())('APPBUILDER_APP_RATE_LIMIT on %s', (driv
     const other = await api.get('10.1.0.2', '/toDos');
     expect(other.status).not.toBe(429);
     expect(other.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+  });
+
+  it('counts an IPv6 client by its /64 network, where one client holds many addresses', async () => {
+    for (let i = 1; i <= LIMIT; i++) expect((await api.get(`2001:db8:7:7::${i.toString(16)}`, '/toDos')).status).not.toBe(429);
+    expectTooMany(await api.get('2001:db8:7:7:ffff:ffff:ffff:ffff', '/toDos'));
+    expect((await api.get('2001:db8:7:8::1', '/toDos')).status).not.toBe(429);
   });
 
   it('counts a signed-in end user by their account: the address they share is not theirs to exhaust, nor another user’s', async () => {
@@ -117,6 +124,18 @@ describe.each(await availableDrivers())('APPBUILDER_APP_RATE_LIMIT on %s', (driv
     expect(Object.keys(problem429.headers)).toContain('Retry-After');
     expect(Object.keys(problem429.content)).toEqual(['application/problem+json']);
     expect(Object.keys(doc.components.headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+  });
+});
+
+describe('the address a request is counted as', () => {
+  it('is the IPv4 address, also IPv4-mapped, or the /64 network of an IPv6 address', () => {
+    expect(addressKey('203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKey('2001:DB8:0:1:2:3:4:5')).toBe('2001:db8:0:1::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:db8:0:0:ffff::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
   });
 });
 

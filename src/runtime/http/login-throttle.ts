@@ -9,7 +9,7 @@
  */
 import { Problem } from '../../errors.ts';
 import type { CompiledApp } from '../compiled-app.ts';
-import { MinuteCounter, tooManyRequests, type RateLimitSettings } from './rate-limits.ts';
+import { MinuteCounter, addressKey, tooManyRequests, type RateLimitSettings } from './rate-limits.ts';
 import type { AppResponse } from './types.ts';
 
 /** Failures older than this no longer count towards a lock. */
@@ -84,7 +84,7 @@ export class LoginThrottle {
 
   /** The 429 of an address past its attempts of the minute, or null. */
   #refuseAddress(address: string): AppResponse | null {
-    const count = this.#addresses?.hit(address, this.now());
+    const count = this.#addresses?.hit(addressKey(address), this.now());
     return count?.exceeded ? tooMany(count.resetSeconds, `More than ${count.limit} sign-up and log-in attempts from this address in a minute.`) : null;
   }
 

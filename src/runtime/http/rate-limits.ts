@@ -70,6 +70,21 @@ export function tooManyRequests(reply: FastifyReply | null, retryAfterSeconds: n
   return new Problem(429, `${detail} Retry in ${retryAfterSeconds} s.`);
 }
 
+/**
+ * What an address is counted as: an IPv4 address (also when IPv4-mapped), or the /64 network of
+ * an IPv6 address, since one client commonly holds a whole /64.
+ */
+export function addressKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  const [head, tail] = ip.split('%')[0].split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 function hasCredentials(request: FastifyRequest): boolean {
   return request.headers.authorization !== undefined || request.headers['x-svc-api-client'] !== undefined;
 }
@@ -77,7 +92,7 @@ function hasCredentials(request: FastifyRequest): boolean {
 function keyOf(caller: Caller, request: FastifyRequest): string {
   if (caller.kind === 'user') return `u ${caller.user.id}`;
   if (caller.kind === 'admin') return `c ${String(request.headers['x-svc-api-client'])}`;
-  return `a ${request.ip}`;
+  return `a ${addressKey(request.ip)}`;
 }
 
 /**
@@ -95,12 +110,12 @@ export class AppRateLimits {
 
   /** A request without credentials counts against its address, before anything is looked up for it. */
   anonymous(request: FastifyRequest, reply: FastifyReply): void {
-    if (this.#counter && !hasCredentials(request)) this.#count(`a ${request.ip}`, reply);
+    if (this.#counter && !hasCredentials(request)) this.#count(`a ${addressKey(request.ip)}`, reply);
   }
 
   /** A request with credentials for a version not served (each one is a look-up) counts against its address. */
   unserved(request: FastifyRequest, reply: FastifyReply): void {
-    if (this.#counter && hasCredentials(request)) this.#count(`a ${request.ip}`, reply);
+    if (this.#counter && hasCredentials(request)) this.#count(`a ${addressKey(request.ip)}`, reply);
   }
 
   /**
@@ -113,7 +128,7 @@ export class AppRateLimits {
     try {
       caller = await resolve();
     } catch (error) {
-      this.#count(`a ${request.ip}`, reply);
+      this.#count(`a ${addressKey(request.ip)}`, reply);
       throw error;
     }
     this.#count(keyOf(caller, request), reply);
