@@ -27,14 +27,24 @@ export function sqlTypeOf(to: string): SqlType {
   return PRIMITIVE_SQL[to] ?? 'uuid';
 }
 
+/** A condition on a related row aliased `alias`. */
+export type Within = (alias: string) => RawBuilder<unknown>;
+
+/** The alias of a related row a `Within` condition is about (not `x`: conditions use `x` in their own subqueries). */
+export const RELATED_ALIAS = 'rel';
+
 /** A field as SQL, relative to a row alias. */
 export type FieldSql =
   /** One value: a column, or a subquery giving one id. */
   | { kind: 'scalar'; sql: RawBuilder<unknown>; type: SqlType; notNull: boolean; sortable: boolean }
   /** An array column of primitives. */
   | { kind: 'array'; sql: RawBuilder<unknown>; type: SqlType }
-  /** A to-many relationship stored in the target's table or a join table. */
-  | { kind: 'relation'; exists: (id: RawBuilder<unknown>) => RawBuilder<unknown>; count: RawBuilder<unknown> }
+  /**
+   * A to-many relationship stored in the target's table or a join table. `within`, when given,
+   * keeps only the related records where it holds (a condition on the target row aliased `alias`):
+   * a list filter counts and tests only what its caller may read.
+   */
+  | { kind: 'relation'; target: CompiledModel; exists: (id: RawBuilder<unknown>, within?: Within) => RawBuilder<unknown>; count: (within?: Within) => RawBuilder<unknown> }
   /** A computed field: its expression, translated by the caller. */
   | { kind: 'computed'; field: CompiledField }
   | { kind: 'unknown' };
@@ -75,14 +85,20 @@ export function fieldSql(app: CompiledApp, model: CompiledModel, name: string, a
   const self = col(alias, 'id');
   if (relation.storage.kind === 'targetColumn') {
     const table = tableOf(app, target);
-    const fk = ident('x', relation.storage.column);
+    const column = relation.storage.column;
+    const fk = ident('x', column);
     if (!field.many) {
       return { kind: 'scalar', sql: sql`(select x.id from ${table} x where ${fk} = ${self} limit 1)`, type: 'uuid', notNull: false, sortable: false };
     }
+    const related = (within: Within) => sql`${table} ${ident(RELATED_ALIAS)} where ${ident(RELATED_ALIAS, column)} = ${self} and (${within(RELATED_ALIAS)})`;
     return {
       kind: 'relation',
-      exists: (id) => sql`exists (select 1 from ${table} x where ${fk} = ${self} and x.id = ${id})`,
-      count: sql`(select count(*) from ${table} x where ${fk} = ${self})`,
+      target,
+      exists: (id, within) =>
+        within
+          ? sql`exists (select 1 from ${related(within)} and ${col(RELATED_ALIAS, 'id')} = ${id})`
+          : sql`exists (select 1 from ${table} x where ${fk} = ${self} and x.id = ${id})`,
+      count: (within) => (within ? sql`(select count(*) from ${related(within)})` : sql`(select count(*) from ${table} x where ${fk} = ${self})`),
     };
   }
   const join = ident(app.schema, relation.storage.table);
@@ -91,10 +107,16 @@ export function fieldSql(app: CompiledApp, model: CompiledModel, name: string, a
   if (!field.many) {
     return { kind: 'scalar', sql: sql`(select ${other} from ${join} x where ${mine} = ${self} limit 1)`, type: 'uuid', notNull: false, sortable: false };
   }
+  const related = (within: Within) =>
+    sql`${join} x join ${tableOf(app, target)} ${ident(RELATED_ALIAS)} on ${col(RELATED_ALIAS, 'id')} = ${other} where ${mine} = ${self} and (${within(RELATED_ALIAS)})`;
   return {
     kind: 'relation',
-    exists: (id) => sql`exists (select 1 from ${join} x where ${mine} = ${self} and ${other} = ${id})`,
-    count: sql`(select count(*) from ${join} x where ${mine} = ${self})`,
+    target,
+    exists: (id, within) =>
+      within
+        ? sql`exists (select 1 from ${related(within)} and ${other} = ${id})`
+        : sql`exists (select 1 from ${join} x where ${mine} = ${self} and ${other} = ${id})`,
+    count: (within) => (within ? sql`(select count(*) from ${related(within)})` : sql`(select count(*) from ${join} x where ${mine} = ${self})`),
   };
 }
 

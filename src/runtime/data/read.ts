@@ -114,7 +114,7 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   const keys = parseSort(app, model, options.sort, json.visibility(model));
   const conditions = (alias: string): Condition[] => [
     json.readCondition(model, alias),
-    ...(filter !== undefined && filter.trim() !== '' ? [filterCondition(app, model, filter, ctx, alias)] : []),
+    ...(filter !== undefined && filter.trim() !== '' ? [filterCondition(app, model, filter, ctx, alias, bypass)] : []),
   ];
   const where = whereOf(conditions('t'));
   // An anonymous caller of an owner-only model, a filter folding to false: no query at all.

@@ -76,15 +76,23 @@ export class RecordJson {
     return sql`coalesce(to_json(${column}), ${EMPTY})`;
   }
 
-  /** A relationship as ids: to-one an id or null, to-many an array of ids. */
+  /**
+   * A relationship as ids: to-one an id or null, to-many an array of the ids of the related records
+   * the caller may read (the others are not listed: their ids and number are not the caller's).
+   */
   private ids(field: CompiledField, alias: string): RawBuilder<unknown> {
     const relation = field.relation!;
     const storage = relation.storage;
     if (storage.kind === 'ownColumn') return col(alias, storage.column);
+    const target = this.app.modelsById.get(relation.targetModelId)!;
+    // The alias is taken only when used, so the statement stays as it was when every one is readable.
+    const r = `e${this.aliases + 1}`;
+    const rule: Condition = field.many ? this.readCondition(target, r) : { kind: 'all' };
+    if (rule.kind === 'none') return EMPTY;
+    if (rule.kind === 'where') this.aliases++;
     let from: RawBuilder<unknown>;
     let id: RawBuilder<unknown>;
     if (storage.kind === 'targetColumn') {
-      const target = this.app.modelsById.get(relation.targetModelId)!;
       from = sql`${tableOf(this.app, target)} x where ${col('x', storage.column)} = ${col(alias, 'id')}`;
       id = col('x', 'id');
     } else {
@@ -92,19 +100,30 @@ export class RecordJson {
       id = col('x', storage.otherColumn);
     }
     if (!field.many) return sql`(select ${id} from ${from} order by ${id} limit 1)`;
-    return sql`coalesce((select json_agg(${id} order by ${id}) from ${from}), ${EMPTY})`;
+    if (rule.kind === 'all') return sql`coalesce((select json_agg(${id} order by ${id}) from ${from}), ${EMPTY})`;
+    // Only the readable ones: the target's rule on its row (aliased apart: rules use `x` themselves).
+    const table = sql`${tableOf(this.app, target)} ${ident(r)}`;
+    const readable =
+      storage.kind === 'targetColumn'
+        ? sql`${table} where ${col(r, storage.column)} = ${col(alias, 'id')} and (${rule.sql})`
+        : sql`${ident(this.app.schema, storage.table)} x join ${table} on ${col(r, 'id')} = ${col('x', storage.otherColumn)}
+            where ${col('x', storage.selfColumn)} = ${col(alias, 'id')} and (${rule.sql})`;
+    return sql`coalesce((select json_agg(${col(r, 'id')} order by ${col(r, 'id')}) from ${readable}), ${EMPTY})`;
   }
 
-  /** A relationship as the related records (each one the caller may not read stays an id). */
+  /**
+   * A relationship as the related records. To-one: one the caller may not read stays an id (the
+   * record holds it). To-many: only the records the caller may read.
+   */
   private expanded(field: CompiledField, alias: string): RawBuilder<unknown> {
     const relation = field.relation!;
     const storage = relation.storage;
     const target = this.app.modelsById.get(relation.targetModelId)!;
     const e = `e${++this.aliases}`;
     const rule = this.readCondition(target, e);
-    if (rule.kind === 'none') return this.ids(field, alias);
+    if (rule.kind === 'none') return field.many ? EMPTY : this.ids(field, alias);
     const record = this.record(target, e, false);
-    const item = rule.kind === 'all' ? record : sql`case when ${rule.sql} then ${record} else to_json(${col(e, 'id')}) end`;
+    const item = rule.kind === 'all' || field.many ? record : sql`case when ${rule.sql} then ${record} else to_json(${col(e, 'id')}) end`;
     const table = sql`${tableOf(this.app, target)} ${ident(e)}`;
     let from: RawBuilder<unknown>;
     if (storage.kind === 'ownColumn') from = sql`${table} where ${col(e, 'id')} = ${col(alias, storage.column)}`;
@@ -115,6 +134,7 @@ export class RecordJson {
     }
     if (storage.kind === 'ownColumn') return sql`(select ${item} from ${from})`;
     if (!field.many) return sql`(select ${item} from ${from} order by ${col(e, 'id')} limit 1)`;
-    return sql`coalesce((select json_agg(${item} order by ${col(e, 'id')}) from ${from}), ${EMPTY})`;
+    const readable = rule.kind === 'all' ? from : sql`${from} and (${rule.sql})`;
+    return sql`coalesce((select json_agg(${item} order by ${col(e, 'id')}) from ${readable}), ${EMPTY})`;
   }
 }

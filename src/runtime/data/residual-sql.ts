@@ -9,7 +9,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { CompareOp, Residual, ResidualOperand, ResidualValue } from '../../expressions/index.ts';
 import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
-import { fieldSql, param, type FieldSql, type SqlType } from './columns.ts';
+import { fieldSql, param, type FieldSql, type SqlType, type Within } from './columns.ts';
 import { computedSql } from './computed-sql.ts';
 
 /** A boolean condition with constants folded; `sql` is an atom or a combination. */
@@ -22,12 +22,20 @@ export class UntranslatableError extends Error {
   override name = 'UntranslatableError';
 }
 
+/** Which related records of `target` a condition may see: every one, none, or those where a condition holds. */
+export type RelatedScope = 'all' | 'none' | Within;
+
 /** The row a condition is about. `known` feeds computed fields referenced by a condition. */
 export interface RowScope {
   app: CompiledApp;
   model: CompiledModel;
   alias: string;
   known: { now: Date; env: Record<string, string> };
+  /**
+   * List filters: the related records the caller may read, so that `size(record.rel)` and
+   * `x in record.rel` count and test only those. Absent for access rules, which see every record.
+   */
+  related?: (target: CompiledModel) => RelatedScope;
 }
 
 export function junction(kind: 'and' | 'or', items: Cond[]): Cond {
@@ -89,7 +97,11 @@ function operand(o: ResidualOperand, scope: RowScope): Operand {
     const target = operand(o.target, scope);
     if (target.kind !== 'sql') throw new UntranslatableError('size() applies to a field');
     const f = target.field;
-    if (f.kind === 'relation') return { kind: 'size', sql: f.count };
+    if (f.kind === 'relation') {
+      const related = scope.related?.(f.target) ?? 'all';
+      if (related === 'none') return { kind: 'value', value: 0 }; // none the caller may read
+      return { kind: 'size', sql: related === 'all' ? f.count() : f.count(related) };
+    }
     if (f.kind === 'array') return { kind: 'size', sql: sql`coalesce(cardinality(${f.sql}), 0)` };
     if (f.type === 'text') return { kind: 'size', sql: sql`char_length(${f.sql})` };
     throw new UntranslatableError('size() applies to text and list fields');
@@ -215,8 +227,9 @@ function membership(i: ResidualOperand, l: ResidualOperand, want: boolean, scope
   if (list.kind !== 'sql' || item.kind !== 'value') throw new UntranslatableError('in tests a field against values, or a value against a list field');
   const f = list.field;
   if (f.kind === 'relation') {
-    if (typeof item.value !== 'string' || !isUuid(item.value)) return want ? FALSE : TRUE;
-    const exists = f.exists(param(item.value, 'uuid'));
+    const related = scope.related?.(f.target) ?? 'all';
+    if (typeof item.value !== 'string' || !isUuid(item.value) || related === 'none') return want ? FALSE : TRUE;
+    const exists = related === 'all' ? f.exists(param(item.value, 'uuid')) : f.exists(param(item.value, 'uuid'), related);
     return { kind: 'sql', sql: want ? exists : sql`not ${exists}` };
   }
   if (f.kind === 'array') {

@@ -15,7 +15,9 @@ import type { AccessControl } from '../../definition/schema.ts';
 import { ANONYMOUS_CALLER, CallerCache } from '../caller-cache.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { compiledRules, compileFor, knownValues, type RuleContext } from './expressions.ts';
-import { condSql, FALSE, junction, TRUE, truth, UntranslatableError, type Cond, type RowScope } from './residual-sql.ts';
+import { RELATED_ALIAS } from './columns.ts';
+import { hiddenAuthFields } from './filter-auth.ts';
+import { condSql, FALSE, junction, TRUE, truth, UntranslatableError, type Cond, type RelatedScope, type RowScope } from './residual-sql.ts';
 
 export type { RuleContext } from './expressions.ts';
 
@@ -110,24 +112,45 @@ export function fieldVisibility(app: CompiledApp, model: CompiledModel, ctx: Rul
   return out;
 }
 
+/** For a list filter: which records of `target` the caller may read, as `related` of a row scope wants it. */
+function readableRelated(app: CompiledApp, ctx: RuleContext): (target: CompiledModel) => RelatedScope {
+  const readCtx: RuleContext = { ...ctx, operation: 'read' };
+  return (target) => {
+    const probe = accessCondition(app, target, readCtx, RELATED_ALIAS);
+    if (probe.kind !== 'where') return probe.kind;
+    return (alias) => {
+      const condition = alias === RELATED_ALIAS ? probe : accessCondition(app, target, readCtx, alias);
+      return condition.kind === 'where' ? condition.sql : condSql(condition.kind === 'all' ? TRUE : FALSE);
+    };
+  };
+}
+
 /**
  * The `filter` query parameter (a CEL boolean over `record`) as a condition on `alias`.
  * A filter that does not parse, type-check or translate is a 400 naming `/filter`; so is one
- * reading a field the caller may not see (it would reveal the hidden values).
+ * reading a field the caller may not see, of the record or of their own `auth` (it would reveal
+ * the hidden values). Relationships count and test only the related records the caller may read.
+ * `bypassRules`: an administrator or the system, who see every field and record.
  */
-export function filterCondition(app: CompiledApp, model: CompiledModel, filterSource: string, ctx: RuleContext, alias: string): Condition {
+export function filterCondition(app: CompiledApp, model: CompiledModel, filterSource: string, ctx: RuleContext, alias: string, bypassRules = false): Condition {
   const fail = (message: string) => badRequest(`The filter is not valid: ${message}`, [{ path: '/filter', message }]);
   const compiled = compileFor(app, model, 'filter', filterSource);
   if (!compiled.ok) throw fail(compiled.message);
+  if (!bypassRules) {
+    const hidden = hiddenAuthFields(app, compiled.compiled, ctx);
+    if (hidden.length > 0) throw fail(`the field 'auth.${hidden[0]}' cannot be filtered on`);
+  }
   const residual = partialEvaluate(compiled.compiled, knownValues(ctx), { errorAs: false });
   if (!residual.ok) throw fail(residual.message);
-  const visibility = fieldVisibility(app, model, ctx);
+  const visibility = bypassRules ? new Map<string, FieldAccess>() : fieldVisibility(app, model, ctx);
   for (const name of referencedFields(residual.residual)) {
     const access = visibility.get(name);
     if (access && access.kind !== 'visible') throw fail(`the field '${name}' cannot be filtered on`);
   }
+  const scope = rowScope(app, model, ctx, alias);
+  if (!bypassRules) scope.related = readableRelated(app, ctx);
   try {
-    return toCondition(truth(residual.residual, true, rowScope(app, model, ctx, alias)));
+    return toCondition(truth(residual.residual, true, scope));
   } catch (error) {
     if (error instanceof UntranslatableError) throw fail(error.message);
     throw error;
