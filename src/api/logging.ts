@@ -14,11 +14,14 @@ export const pathOnly = (url: string): string => url.split('?')[0];
  * Human-readable single lines on a terminal (pino-pretty), JSON lines anywhere else; tokens, keys
  * and cookies redacted; request URLs without their query.
  */
-export function loggerOptions(options: LogOptions): NonNullable<FastifyServerOptions['logger']> {
+export function loggerOptions(
+  options: LogOptions,
+  stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+): NonNullable<FastifyServerOptions['logger']> {
   const stream =
     options.stream ??
-    (process.stdout.isTTY
-      ? pretty({ singleLine: true, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId,method,url,statusCode,ms' })
+    (stdout.isTTY
+      ? pretty({ destination: stdout, singleLine: true, colorize: stdout === process.stdout, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId,method,url,statusCode,ms' })
       : undefined);
   return {
     level: options.level,
