@@ -77,6 +77,15 @@ describe.each(await availableDrivers())('brute force against end-user log-in on 
     expect(retryAfter).toBeGreaterThan(LOCKOUT_SECONDS);
   });
 
+  it('checks no more guesses sent at once for one account than the lock allows', async () => {
+    const guesses = await Promise.all(Array.from({ length: MAX_FAILURES + 4 }, (_, i) => login(`10.6.0.${i + 1}`, 'frank@example.test', WRONG)));
+    const statuses = guesses.map((g) => g.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(MAX_FAILURES);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(4);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    for (const refused of guesses.filter((g) => g.status === 429)) expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
   it('forgets the failures of an account at its next successful log-in', async () => {
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < MAX_FAILURES - 1; i++) expect((await login('10.3.0.1', 'carl@example.test', WRONG)).status).toBe(401);

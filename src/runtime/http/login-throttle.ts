@@ -46,6 +46,8 @@ function tooMany(retryAfterSeconds: number, detail: string): AppResponse {
 export class LoginThrottle {
   readonly #addresses: MinuteCounter | null;
   readonly #accounts = new Map<string, AccountState>();
+  /** Log-ins of each account still being checked: with its failures, never more than the lock allows. */
+  readonly #inFlight = new Map<string, number>();
   #nextSweep = 0;
 
   constructor(
@@ -72,6 +74,11 @@ export class LoginThrottle {
     if (state && state.lockedUntil > now) {
       return tooMany(Math.ceil((state.lockedUntil - now) / 1000), 'Too many failed log-ins for this account.');
     }
+    // Guesses sent all at once would all be checked before the first failure counts.
+    const failures = state && now - state.firstFailureAt <= FAILURE_WINDOW_MS ? state.failures : 0;
+    const inFlight = this.#inFlight.get(key) ?? 0;
+    if (failures + inFlight >= this.settings.authMaxFailures) return tooMany(1, 'Too many log-ins to this account at once.');
+    this.#inFlight.set(key, inFlight + 1);
     try {
       const response = await attempt();
       this.#accounts.delete(key);
@@ -79,6 +86,10 @@ export class LoginThrottle {
     } catch (error) {
       if (error instanceof Problem && error.status === 401) this.#failed(key);
       throw error;
+    } finally {
+      const left = (this.#inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.#inFlight.set(key, left);
+      else this.#inFlight.delete(key);
     }
   }
 
