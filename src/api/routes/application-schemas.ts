@@ -33,9 +33,13 @@ export const ApplicationStatusSchema = Type.Object({
   deployments: Type.Array(
     Type.Object({
       serverVersion: Type.String(),
-      state: Type.String(),
+      state: Type.String({ description: '`active` (served), `inactive` (unpublished), or `pending` in a publish answer until its deployment job succeeds.' }),
       publishedAt: Type.Optional(DateTime),
       unpublishedAt: Type.Optional(DateTime),
+      apiUrl: Type.Optional(Type.String({ format: 'uri', description: 'Where the version answers: `{app_url}/api/v{serverVersion}` (origin from APPBUILDER_PUBLIC_URL, else the request).' })),
+      docsUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's API reference page: `{apiUrl}/docs`." })),
+      openapiUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's OpenAPI 3.1 document: `{apiUrl}/openapi.json`." })),
+      frontendBundleUrl: Type.Optional(Type.String({ format: 'uri', description: 'On the most recently published served version: the download of its frontend bundle (management credentials).' })),
     }),
   ),
   migrations: Type.Array(

@@ -8,10 +8,17 @@ import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
 import { ifMatchOf } from '../if-match.ts';
+import { addServedUrls } from '../served-urls.ts';
 
-/** Applications, core: create, read, list, replace the definition, delete, status. */
+/**
+ * Applications, core: create, read, list, replace the definition, delete, status. Not encapsulated
+ * (Fastify's `skip-override`), so its hook adding the served versions' URLs to every Application
+ * answer (served-urls.ts) also covers the application route groups registered after it: edits,
+ * versions, publish and unpublish.
+ */
 export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox {
-  return async (app) => {
+  const plugin: FastifyPluginAsyncTypebox = async (app) => {
+    addServedUrls(app, services.config);
     const common = { tags: ['applications'], security: MANAGEMENT_SECURITY };
     const apps = services.applications;
 
@@ -133,4 +140,5 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
       },
     );
   };
+  return Object.assign(plugin, { [Symbol.for('skip-override')]: true });
 }

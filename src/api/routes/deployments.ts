@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DeploymentService } from '../../services/deployments.ts';
+import type { Application } from '../../services/applications/view.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { problemResponses } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema } from './application-schemas.ts';
@@ -18,6 +19,17 @@ const PurgeBody = Type.Object({
   }),
 });
 
+/**
+ * The publish answer names the version being published in `status.deployments` (state `pending`
+ * until its job has served it), so it carries its URLs too (added for every Application answer,
+ * src/api/served-urls.ts).
+ */
+function withPendingDeployment(application: Application, serverVersion: string | undefined): Application {
+  if (!serverVersion || application.status.deployments.some((d) => d.serverVersion === serverVersion)) return application;
+  const deployments = [{ serverVersion, state: 'pending' }, ...application.status.deployments];
+  return { ...application, status: { ...application.status, deployments } };
+}
+
 /** The deployments group: publish (a `deployment` job), unpublish, and purge. */
 export function deploymentRoutes(deployments: DeploymentService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -31,6 +43,8 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
           operationId: 'publishApplication',
           summary:
             'Queue a deployment: migrate the data schema and serve the version at {app_url}/api/v{serverVersion}/ (409, nothing queued, when stored rows would not convert)',
+          description:
+            "The answer's `status.deployments` names the version (state `pending` until the deployment job has served it) with its `apiUrl`, `docsUrl` and `openapiUrl`.",
           params: ApplicationParams,
           body: Type.Optional(VersionBody),
           response: { 202: ApplicationSchema, ...problemResponses(404, 409) },
@@ -38,7 +52,8 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
       },
       async (request, reply) => {
         reply.status(202);
-        return deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
+        const application = await deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
+        return withPendingDeployment(application, request.body?.serverVersion ?? application.serverVersion);
       },
     );
 
