@@ -30,7 +30,7 @@ export async function startTestPlatform(
     { ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000', ...GENEROUS_APP_LIMITS },
     { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1', ...overrides },
   );
-  const platform = await startPlatform(config, { db: database.db, logger: logStream ? { level: 'info', stream: logStream } : false });
+  const platform = await startPlatform(config, { db: database.db, logger: logStream ? { level: 'debug', stream: logStream } : false });
   const address = await platform.server.listen({ port: 0, host: '127.0.0.1' });
   return {
     platform,
