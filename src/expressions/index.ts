@@ -36,6 +36,7 @@ export {
   type RawEvaluationResult,
 } from './evaluate.ts';
 export { BudgetExceededError, type BudgetErrorCode, type BudgetOptions } from './budget.ts';
+export { checkBudget, ExpressionBudgetError, isBudgetCode } from './budget-check.ts';
 export { toJson } from './serialize.ts';
 export {
   childGroups,

@@ -3,7 +3,10 @@
 //   auth != null && record.user == auth.id   anonymous → {const false}
 //                                            signed in → {compare ==, field user, value 'u1'}
 //   operation == 'read' || record.x == 1     read      → {const true}
+// An evaluation error stands for `errorAs`, except an exhausted budget: that throws
+// ExpressionBudgetError (400 naming the expression), never an empty list or a silent deny.
 import type { BudgetOptions } from './budget.ts';
+import { ExpressionBudgetError, isBudgetCode } from './budget-check.ts';
 import { compile, type CompiledExpression } from './compile.ts';
 import { evaluateRaw } from './evaluate.ts';
 import { makeAnd, makeNot, makeOr, settle, type Folded, type Residual, type ResidualOperand, type ResidualValue } from './residual.ts';
@@ -57,7 +60,7 @@ export function partialEvaluate(
     if (error instanceof UntranslatableError) return { ok: false, message: error.message };
     throw error;
   }
-  const folder = new Folder(known, options);
+  const folder = new Folder(compiled, known, options);
   return { ok: true, residual: settle(folder.fold(template), folder.errorAs) };
 }
 
@@ -65,8 +68,10 @@ class Folder {
   readonly errorAs: boolean;
   readonly #vars: Record<string, unknown>;
   readonly #budget: BudgetOptions;
+  readonly #compiled: CompiledExpression;
 
-  constructor(known: KnownValues, options: PartialOptions) {
+  constructor(compiled: CompiledExpression, known: KnownValues, options: PartialOptions) {
+    this.#compiled = compiled;
     this.errorAs = options.errorAs ?? false;
     this.#vars = { auth: known.auth ?? null, operation: known.operation, now: known.now, env: known.env };
     this.#budget = { stepBudget: options.stepBudget, timeBudgetMs: options.timeBudgetMs };
@@ -116,6 +121,7 @@ class Folder {
       case 'value':
         return o;
       case 'failed':
+        if (isBudgetCode(o.code)) throw new ExpressionBudgetError(this.#compiled, o.code!, o.message);
         return { kind: 'error', message: o.message };
       case 'size': {
         const target = this.operand(o.target);
@@ -123,6 +129,7 @@ class Folder {
       }
       case 'param': {
         const result = evaluateRaw(o.program, this.#vars, this.#budget);
+        if (!result.ok && isBudgetCode(result.code)) throw new ExpressionBudgetError(this.#compiled, result.code, result.message);
         if (!result.ok) return { kind: 'error', message: result.message };
         return { kind: 'value', value: toPlain(result.value) as ResidualValue };
       }

@@ -15,7 +15,7 @@ import { childGroups, freeVariables } from './walk.ts';
 export type TemplateOperand =
   | { kind: 'field'; name: string }
   | { kind: 'value'; value: ResidualValue }
-  | { kind: 'failed'; message: string }
+  | { kind: 'failed'; message: string; code?: string }
   /** Evaluated per request with the known variables. */
   | { kind: 'param'; program: CompiledExpression }
   | { kind: 'size'; target: TemplateOperand };
@@ -153,7 +153,7 @@ class Builder {
     const usesVariables = [...free].some((v) => v !== 'cel');
     if (usesVariables) return { kind: 'param', program: sub.compiled };
     const result = evaluateRaw(sub.compiled, {});
-    return result.ok ? { kind: 'value', value: toPlain(result.value) as ResidualValue } : { kind: 'failed', message: result.message };
+    return result.ok ? { kind: 'value', value: toPlain(result.value) as ResidualValue } : { kind: 'failed', message: result.message, code: result.code };
   }
 
   #refuse(node: ASTNode): UntranslatableError {

@@ -4,6 +4,7 @@
  * checked in its scope, with `record` typed by the site's model.
  */
 import {
+  checkBudget,
   checkExpression,
   checkTranslatable,
   compile,
@@ -28,6 +29,7 @@ export function createExpressionChecker(def: AppDefinition): ExpressionChecker {
       return result.ok ? { ok: true, type: result.type } : { ok: false, message: result.message };
     },
     translatable: (site) => checkTranslatable(site.source, context(site)),
+    budget: (site) => checkBudget(site.source, context(site)),
     variables: (site) => {
       const result = compile(site.source, context(site));
       return result.ok ? freeVariables(result.compiled.ast) : undefined;

@@ -18,6 +18,8 @@ export interface ExpressionChecker {
   check(site: ExpressionSite): ExpressionVerdict;
   /** For access rules: whether the rule can become a SQL `WHERE` clause. */
   translatable(site: ExpressionSite): ExpressionVerdict;
+  /** Whether the record-independent parts of the expression finish within the evaluation budget. */
+  budget?(site: ExpressionSite): ExpressionVerdict;
   /** The free variables an expression reads (`auth`, `record`, ...); undefined when it does not compile. */
   variables?(site: ExpressionSite): ReadonlySet<string> | undefined;
 }
@@ -28,6 +30,11 @@ export function checkExpressions(def: AppDefinition, checker: ExpressionChecker)
     const verdict = safely(() => checker.check(site));
     if (!verdict.ok) {
       problems.push({ path: site.path, message: `Invalid ${site.scope} expression: ${verdict.message}` });
+      continue;
+    }
+    const budget = checker.budget ? safely(() => checker.budget!(site)) : { ok: true as const };
+    if (!budget.ok) {
+      problems.push({ path: site.path, message: `The ${site.scope} expression exhausts its evaluation budget: ${budget.message}` });
       continue;
     }
     if (site.field && verdict.type !== undefined) {
