@@ -17,6 +17,8 @@ export interface Config {
   /** How often schedule triggers are checked for a due tick, seconds (1–45); ticks stay one a minute at most. */
   scheduleCheckSeconds: number;
   bodyLimitBytes: number;
+  /** No statement of a request runs longer, ms (APPBUILDER_STATEMENT_TIMEOUT; 0: none; PostgreSQL only). */
+  statementTimeoutMs: number;
   tokenTtlSeconds: number;
   /** How long action runs are kept, seconds (APPBUILDER_RUN_RETENTION, e.g. `7d`, `12h`, `3600`). */
   runRetentionSeconds: number;
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bundleWaitSeconds: intFrom(env.APPBUILDER_BUNDLE_WAIT, 30),
     scheduleCheckSeconds: Math.min(45, Math.max(1, intFrom(env.APPBUILDER_SCHEDULE_CHECK, 30))),
     bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
+    statementTimeoutMs: intFrom(env.APPBUILDER_STATEMENT_TIMEOUT, 10_000),
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
     runRetentionSeconds: durationSeconds(env.APPBUILDER_RUN_RETENTION, 7 * 86400),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),

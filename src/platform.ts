@@ -24,7 +24,7 @@ export interface Platform {
 }
 
 export async function openDb(config: Config): Promise<{ db: Db; release: () => void }> {
-  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl), release: () => {} };
+  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl, undefined, config.statementTimeoutMs), release: () => {} };
   const release = lockDataDir(config.dataDir);
   try {
     return { db: await openPglite(config.dataDir), release };

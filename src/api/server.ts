@@ -10,6 +10,7 @@ import { Problem } from '../errors.ts';
 import { requireApiClient } from './auth.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
+import { registerRequestScopes } from '../storage/request-scope.ts';
 import { ProblemSchema } from './schemas.ts';
 import { validatorCompiler } from './validation.ts';
 import { useJsonBodies } from './json-body.ts';
@@ -51,6 +52,8 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
   // would drop them. Response schemas still document every operation in OpenAPI.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerProblemHandlers(app);
+  // A handler's statements are cancelled when its client goes away (storage/request-scope.ts).
+  registerRequestScopes(app);
   logRequests(app);
   app.addSchema(ProblemSchema);
   // JSON bodies only (415 otherwise), hostile values refused at the parser; forms only for the token.

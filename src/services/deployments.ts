@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../storage/db.ts';
+import { withoutStatementTimeout, type Db } from '../storage/db.ts';
 import { jsonb } from '../storage/sql.ts';
 import { notFound } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
@@ -86,12 +86,19 @@ export class DeploymentService {
     return this.applications.get(customerId, applicationId);
   }
 
-  /** The `deployment` job: migrate (expand only) and start serving, atomically. */
+  /**
+   * The `deployment` job: migrate (expand only) and start serving, atomically. Idempotent on
+   * retry: the plan is made from what the committed schema is now, so an attempt that died
+   * (its transaction rolled back with its connection) is simply done again, and one that
+   * committed leaves nothing more to do. Until one commits, the previous version serves.
+   */
   async runDeployment(job: JobRecord): Promise<Record<string, unknown>> {
     const applicationId = String(job.metadata.applicationId);
     const serverVersion = String(job.metadata.serverVersion);
     const definition = await this.versionScode(applicationId, serverVersion);
     const summary = await this.db.kysely.transaction().execute(async (trx) => {
+      // A conversion of millions of rows may take minutes; the job's lease bounds it instead.
+      await withoutStatementTimeout(trx);
       await trx.selectFrom('appbuilder.applications').select('id').where('id', '=', applicationId).forUpdate().executeTakeFirstOrThrow();
       const deployed = await trx.selectFrom('appbuilder.app_schemas').select('scode').where('application_id', '=', applicationId).executeTakeFirst();
       const plan = planMigration((deployed?.scode ?? null) as AppDefinition | null, definition, applicationId);

@@ -18,7 +18,23 @@ export interface Db {
   readonly pglite: PGlite | null;
   /** The connection string when `driver` is `postgres`; else null. */
   readonly connectionString: string | null;
+  /** The statement timeout of this handle's connections in ms (0: none; PGlite: none, see README). */
+  readonly statementTimeoutMs: number;
+  /** The pool's connections now (`pg`); null on PGlite, which has one connection. */
+  connections(): { open: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
+}
+
+/** APPBUILDER_STATEMENT_TIMEOUT's default: no statement of a request runs longer (DESIGN §6). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
+ * Lifts the statement timeout for the rest of the transaction `executor` runs: deployments and
+ * control-plane migrations may convert millions of rows, and their lease (jobs) or the operator
+ * (startup) bounds them instead. Harmless on PGlite.
+ */
+export async function withoutStatementTimeout(executor: Kysely<ControlPlane>): Promise<void> {
+  await sql`set local statement_timeout = 0`.execute(executor);
 }
 
 // Both drivers hand back `bigint`/`numeric` as strings; count(*) and friends are
@@ -50,6 +66,9 @@ export async function openPglite(dataDir: string | null): Promise<Db> {
     kysely,
     pglite,
     connectionString: null,
+    // PGlite runs statements on this thread, without timers: statement_timeout has no effect there.
+    statementTimeoutMs: 0,
+    connections: () => null,
     close: async () => {
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
@@ -57,19 +76,26 @@ export async function openPglite(dataDir: string | null): Promise<Db> {
   };
 }
 
-export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max: maxConnections });
+/**
+ * A `pg` pool. `statementTimeoutMs` (APPBUILDER_STATEMENT_TIMEOUT; 0: none) is set on every
+ * connection as it opens (a startup parameter), so it bounds every statement without a round
+ * trip per request; the transactions that must run longer lift it (`withoutStatementTimeout`).
+ */
+export async function openPostgres(connectionString: string, maxConnections = 10, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Promise<Db> {
+  const pool = new pg.Pool({ connectionString, max: maxConnections, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) });
   // An idle client whose backend goes away (server restart, terminated session) must not
   // crash the process: the pool drops it and the next query opens a new connection.
   pool.on('error', (error) => console.error(`appbuilder: idle PostgreSQL connection lost: ${error.message}`));
   // Marked statements (the generated reads) run as named prepared statements: prepared.ts.
-  const kysely = new Kysely<ControlPlane>({ dialect: new Postgres({ pool: preparingPool(pool) }) });
+  const kysely = new Kysely<ControlPlane>({ dialect: new Postgres({ pool: preparingPool(pool, statementTimeoutMs) }) });
   await sql`select 1`.execute(kysely);
   return {
     driver: 'postgres',
     kysely,
     pglite: null,
     connectionString,
+    statementTimeoutMs,
+    connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
   };
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Db } from './db.ts';
+import { withoutStatementTimeout, type Db } from './db.ts';
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
 
 // Any constant works; it only has to be the same in every process of one installation.
@@ -7,11 +7,14 @@ const MIGRATION_LOCK_KEY = 7_311_042;
 
 /**
  * Brings schema `appbuilder` up to date. Runs in one transaction under an advisory
- * lock, so several processes starting together against PostgreSQL migrate once.
+ * lock, so several processes starting together against PostgreSQL migrate once. The
+ * statement timeout does not apply.
  */
 export async function migrateControlPlane(db: Db, migrations: Migration[] = MIGRATIONS): Promise<number[]> {
   return db.kysely.transaction().execute(async (trx) => {
     const kysely = trx as unknown as Kysely<unknown>;
+    // Waiting for another process's migration, or migrating a large table, may take a while.
+    await withoutStatementTimeout(trx);
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(kysely);
     await sql`create schema if not exists appbuilder`.execute(kysely);
     await sql`

@@ -9,6 +9,8 @@
 // mark (a comment).
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { Problem } from '../errors.ts';
+import { ClientGoneError, currentScope, type Cancellable } from './request-scope.ts';
 
 export const PREPARED = '/* prepared */ ';
 
@@ -51,20 +53,108 @@ async function runPrepared(client: pg.PoolClient, state: Prepared, text: string,
   });
 }
 
-/** A pool for Kysely's PostgresDialect whose clients run marked statements as named prepared statements. */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+/** What a `pg` client knows of its connection (processID is used by Kysely too; secretKey is pg's). */
+interface Backend {
+  processID: number | null;
+  secretKey: number | null;
+}
+
+/** The short-lived connection of `Client#cancel`, used directly (host, port and socket options parsed by pg). */
+interface CancelConnection {
+  host: string;
+  port: number;
+  connection: {
+    on(event: 'connect' | 'error', listener: () => void): void;
+    connect(port: number | string, host?: string): void;
+    cancel(processID: number, secretKey: number): void;
+  };
+}
+
+/**
+ * PostgreSQL's cancel request for `client`'s backend: a new connection that sends only the
+ * backend's process id and secret key (no login), as pg's `Client#cancel` does. It cancels
+ * whatever that backend runs when it arrives, or nothing if it is idle.
+ */
+function sendCancel(pool: pg.Pool, client: pg.PoolClient): void {
+  const { processID, secretKey } = client as unknown as Backend;
+  if (processID === null || secretKey === null) return;
+  const { host, port, connection } = new pg.Client(pool.options) as unknown as CancelConnection;
+  connection.on('error', () => {});
+  connection.on('connect', () => connection.cancel(processID, secretKey));
+  if (host && host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
+  else connection.connect(port, host);
+}
+
+/** How often a cancel is sent again while the statement has not ended (one can arrive between two steps). */
+const CANCEL_REPEAT_MS = 100;
+const CANCEL_ATTEMPTS = 50;
+
+/**
+ * The 503 a statement past `statement_timeout` answers (SQLSTATE 57014). The connection is
+ * usable again at once: PostgreSQL ends only the statement (and Kysely rolls back its transaction).
+ */
+function timedOut(error: unknown, statementTimeoutMs: number): unknown {
+  if ((error as { code?: string }).code !== '57014' || error instanceof ClientGoneError) return error;
+  const reason = /statement timeout/.test((error as Error).message ?? '')
+    ? `The request took longer than the statement timeout of ${statementTimeoutMs} ms (APPBUILDER_STATEMENT_TIMEOUT) and was stopped.`
+    : 'The request\'s statement was cancelled by the database.';
+  return new Problem(503, reason, [], 'https://appbuilder.dev/problems/statement-timeout');
+}
+
+/**
+ * A pool for Kysely's PostgresDialect whose clients run marked statements as named prepared
+ * statements, and whose statements belong to the request running them (request-scope.ts): a
+ * request whose client went away has them cancelled, and a statement past the statement
+ * timeout answers 503.
+ */
+export function preparingPool(pool: pg.Pool, statementTimeoutMs = 0): PostgresPool {
   const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const state: Prepared = { names: new Map(), next: 1 };
+    /** A cancel was sent for this connection: it leaves the pool when released, so a late cancel hits nobody else. */
+    let cancelled = false;
+    const run = (text: unknown, values?: readonly unknown[]): Promise<unknown> => {
+      if (typeof text === 'string' && text.startsWith(PREPARED)) return runPrepared(client, state, text, values ?? []);
+      return (client.query as (...args: unknown[]) => Promise<unknown>)(text, values);
+    };
     const wrapped = {
       get processID() {
         return (client as unknown as { processID?: number }).processID;
       },
       query(text: unknown, values?: readonly unknown[]) {
-        if (typeof text === 'string' && text.startsWith(PREPARED)) return runPrepared(client, state, text, values ?? []);
-        return (client.query as (...args: unknown[]) => unknown)(text, values);
+        const scope = currentScope();
+        if (!scope) return run(text, values).catch((error: unknown) => Promise.reject(timedOut(error, statementTimeoutMs)));
+        // A rollback still runs for a request whose client left: the transaction must end.
+        if (scope.closed && !(typeof text === 'string' && text === 'rollback')) return Promise.reject(new ClientGoneError());
+        let repeat: NodeJS.Timeout | undefined;
+        const statement: Cancellable = {
+          cancel: () => {
+            cancelled = true;
+            let attempts = 0;
+            sendCancel(pool, client);
+            repeat = setInterval(() => {
+              if (++attempts >= CANCEL_ATTEMPTS) clearInterval(repeat);
+              sendCancel(pool, client);
+            }, CANCEL_REPEAT_MS);
+          },
+        };
+        const settled = () => {
+          scope.running.delete(statement);
+          clearInterval(repeat);
+        };
+        scope.running.add(statement);
+        return run(text, values).then(
+          (result) => {
+            settled();
+            return result;
+          },
+          (error: unknown) => {
+            settled();
+            return Promise.reject(timedOut(error, statementTimeoutMs));
+          },
+        );
       },
-      release: (destroy?: boolean) => client.release(destroy),
+      release: (destroy?: boolean) => client.release(destroy || cancelled),
     };
     return wrapped as unknown as PostgresPoolClient;
   };

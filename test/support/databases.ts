@@ -36,8 +36,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database: an in-memory PGlite, or a new PostgreSQL database dropped afterwards. */
-export async function createTestDatabase(driver: Driver): Promise<TestDatabase> {
+/**
+ * A fresh database: an in-memory PGlite, or a new PostgreSQL database dropped afterwards.
+ * `statementTimeoutMs`: the bound of the PostgreSQL handle (default: the service's default).
+ */
+export async function createTestDatabase(driver: Driver, options: { statementTimeoutMs?: number } = {}): Promise<TestDatabase> {
   if (driver === 'pglite') {
     const db = await openPglite(null);
     return { db, url: null, drop: () => db.close() };
@@ -49,7 +52,7 @@ export async function createTestDatabase(driver: Driver): Promise<TestDatabase> 
   await admin.end();
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const db = await openPostgres(url.toString());
+  const db = await openPostgres(url.toString(), undefined, options.statementTimeoutMs);
   return {
     db,
     url: url.toString(),

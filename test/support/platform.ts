@@ -25,7 +25,7 @@ export async function startTestPlatform(
   overrides: Partial<Config> = {},
   logStream?: NodeJS.WritableStream,
 ): Promise<TestPlatform> {
-  const database = await createTestDatabase(driver);
+  const database = await createTestDatabase(driver, { statementTimeoutMs: overrides.statementTimeoutMs });
   const config = loadConfig(
     { ...process.env, APPBUILDER_TOKEN_RATE_LIMIT: '1000', ...GENEROUS_APP_LIMITS },
     { bootstrapClient: BOOTSTRAP, port: 0, host: '127.0.0.1', ...overrides },
