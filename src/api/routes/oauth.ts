@@ -39,8 +39,9 @@ export function oauthRoutes(services: Services): FastifyPluginAsyncTypebox {
           tags: ['auth'],
           summary: 'Exchange API client credentials for an access token',
           security: [],
+          consumes: ['application/json', 'application/x-www-form-urlencoded'],
           body: TokenRequest,
-          response: { 200: TokenResponse, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+          response: { 200: TokenResponse, 400: ProblemSchema, 401: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
         },
       },
       async (request, reply) => {
