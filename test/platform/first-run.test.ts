@@ -16,13 +16,18 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
  * `tsx src/cli/main.ts serve` (the `npm start` script; tsx from node_modules/.bin as npm runs it, so
  * SIGTERM reaches the service) on a free port, without bootstrap client or DATABASE_URL.
  */
-function serve(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function serve(): ReturnType<typeof cli> {
+  return cli(['serve']);
+}
+
+/** `tsx src/cli/main.ts …args` on the test's store. */
+function cli(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let output = '';
   const env: Record<string, string | undefined> = { ...process.env, APPBUILDER_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' };
   delete env.APPBUILDER_BOOTSTRAP_CLIENT_ID;
   delete env.APPBUILDER_BOOTSTRAP_CLIENT_SECRET;
   delete env.APPBUILDER_PUBLIC_URL;
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -94,5 +99,11 @@ describe('the first run on an empty embedded store', () => {
     } finally {
       second.child.kill('SIGKILL');
     }
+
+    // `appbuilder init` still works on the stopped store: a further customer, not an administrator.
+    const init = cli(['init', '--name', 'Later Co']);
+    expect(await init.exited, init.output()).toBe(0);
+    expect(init.output()).toMatch(/Customer Later Co \([0-9a-f-]{36}\)\n/);
+    expect(init.output()).not.toContain('platform administrator');
   }, 300_000);
 });
