@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyLoggerOptions } from 'fastify';
+import type { LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 
 /** Pino options of the server; `stream` lets tests read the log. */
@@ -17,7 +18,7 @@ export const pathOnly = (url: string): string => url.split('?')[0];
 export function loggerOptions(
   options: LogOptions,
   stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
-): NonNullable<FastifyServerOptions['logger']> {
+): FastifyLoggerOptions & LoggerOptions {
   const stream =
     options.stream ??
     (stdout.isTTY
