@@ -38,6 +38,21 @@ function definition(userCreateRule?: string): Scode {
     defaultValue: 'member',
     accessControl: { rules: [{ access: 'allow', criteria: `operation == 'read' || (${ADMINS_ONLY})` }], defaultAccess: 'deny' },
   });
+  // `POST /me` changes the caller's own record through an action, with the values they send.
+  const withActions = scode as Scode & { actions: unknown[]; triggers: unknown[] };
+  withActions.actions.push({
+    id: 'urn:svc:action:update-me',
+    startEffectId: 'save',
+    effects: [{ actionEffectId: 'save', effect: 'data.update', params: { model: 'User' }, bindParams: { id: 'auth.id', values: 'state.values' } }],
+    bindReturnValue: 'results.save',
+  });
+  withActions.triggers.push({
+    trigger: { id: 'urn:svc:trigger:update-me', type: 'http', method: 'POST', path: '/me' },
+    actionId: 'urn:svc:action:update-me',
+    initialState: { values: 'request.body' },
+    validation: ['auth != null'],
+    isPublic: false,
+  });
   return scode;
 }
 
@@ -98,6 +113,16 @@ describe.each(await availableDrivers())('no privilege escalation through sign-up
     const ann = await stored(api, 'ann@example.test');
     expect((await api.get(`/users/${ann!.id}`, mallory.token)).status).toBe(404);
     expect((await api.get('/auth/me', mallory.token)).body).toMatchObject({ role: 'member' });
+  });
+
+  it('POST /me (an action updating the caller\'s own record) {role: "admin"} → 403; the stored role stays member', async () => {
+    const mallory = await api.signup('Mallory', 'mallory3@example.test', PASSWORD);
+    const renamed = await api.post(`/me`, { name: 'Mal' }, mallory.token);
+    expect(renamed.status).toBe(200);
+    const raise = await api.post<ProblemBody>(`/me`, { role: 'admin' }, mallory.token);
+    expect(raise.status).toBe(403);
+    expect(raise.contentType).toContain('application/problem+json');
+    expect(await stored(api, 'mallory3@example.test')).toMatchObject({ name: 'Mal', role: 'member' });
   });
 
   it('an administrator made by the management credential sets roles; members still cannot', async () => {
