@@ -5,7 +5,8 @@ import { badRequest, type ProblemDetail } from '../errors.ts';
  * The one JSON body parser of the service (management API and generated apps). Besides syntax it
  * refuses, with 400 and the JSON pointer of the value, what no handler and no database can take:
  * NUL characters and unpaired surrogates (PostgreSQL text and jsonb hold neither), `__proto__`
- * members, and nesting deeper than MAX_DEPTH (recursive walks further on would overflow the stack).
+ * members and `constructor.prototype` (as secure-json-parse did), and nesting deeper than
+ * MAX_DEPTH (recursive walks further on would overflow the stack).
  */
 
 export const MAX_DEPTH = 64;
@@ -42,7 +43,11 @@ function check(value: unknown, depth: number, path: (string | number)[]): string
     const keyTrouble = textTrouble(key);
     if (keyTrouble) return `is a member name that ${keyTrouble}`;
     if (key === '__proto__') return 'is a prototype member name, which is refused';
-    const trouble = check((value as Record<string, unknown>)[key], depth + 1, path);
+    const member = (value as Record<string, unknown>)[key];
+    if (key === 'constructor' && typeof member === 'object' && member !== null && Object.hasOwn(member, 'prototype')) {
+      return 'is a constructor with a prototype member, which is refused';
+    }
+    const trouble = check(member, depth + 1, path);
     if (trouble) return trouble;
     path.pop();
   }

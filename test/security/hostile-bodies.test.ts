@@ -75,6 +75,9 @@ describe.each(await availableDrivers())('hostile request bodies on %s', (driver)
     const proto = await raw('POST', '/v1/projects', '{"name":"p","__proto__":{"isPlatformAdmin":true}}', builder());
     expect(proto.status).toBe(400);
     expect(proto.body.errors).toEqual([{ path: '/__proto__', message: expect.stringContaining('prototype') }]);
+    const constructor = await raw('POST', '/v1/projects', '{"name":"p","constructor":{"prototype":{"isPlatformAdmin":true}}}', builder());
+    expect(constructor.status).toBe(400);
+    expect(constructor.body.errors).toEqual([{ path: '/constructor', message: expect.stringContaining('prototype') }]);
     const deep = await raw('POST', '/v1/projects', `{"name":"p","components":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, builder());
     expect(deep.status).toBe(400);
     expect(deep.body.errors[0].message).toContain('deeper than 64');
