@@ -26,7 +26,7 @@ describe.skipIf(!hasPostgres)('the soak (30 s, PostgreSQL)', () => {
     const lines = output.split('\n').filter((line) => /^interval \(10 s\) \d+: /.test(line));
     expect(lines.length).toBe(3);
     for (const line of lines) {
-      expect(line).toMatch(/: \d+ requests, p50 [\d.]+ ms, p99 [\d.]+ ms, errors .+, RSS \d+ MB, pool \d+ in use at most \/ \d+ open, \d+ publish\(es\)$/);
+      expect(line).toMatch(/: \d+ requests, p50 [\d.]+ ms, p99 [\d.]+ ms, errors .+, RSS \d+ MB \(heap \d+ MB\), pool \d+ in use at most \/ \d+ open, \d+ publish\(es\)$/);
       expect(Number(/: (\d+) requests/.exec(line)![1])).toBeGreaterThan(0);
       const errors = /errors (.+), RSS/.exec(line)![1];
       expect(errors).not.toMatch(/\b5(?!03)\d\d\b/);

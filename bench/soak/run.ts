@@ -28,6 +28,8 @@ export interface IntervalFigures {
   /** Answers other than 2xx, by status (`network` when there was none). */
   errors: Record<string, number>;
   rssMb: number;
+  /** V8 heap in use at the interval's end (after a full collection when node runs with --expose-gc). */
+  heapMb: number;
   /** Pool connections in use (checked out), the most seen in the interval, and the pool's size at its end. */
   poolInUseMax: number;
   poolOpen: number;
@@ -57,7 +59,7 @@ export function formatInterval(f: IntervalFigures, unit: string): string {
   const errors = Object.keys(f.errors).length === 0 ? 'none' : Object.entries(f.errors).map(([status, n]) => `${n} × ${status}`).join(', ');
   return (
     `${unit} ${f.index}: ${f.requests} requests, p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, errors ${errors}, ` +
-    `RSS ${f.rssMb.toFixed(0)} MB, pool ${f.poolInUseMax} in use at most / ${f.poolOpen} open, ${f.publishes} publish(es)`
+    `RSS ${f.rssMb.toFixed(0)} MB (heap ${f.heapMb.toFixed(0)} MB), pool ${f.poolInUseMax} in use at most / ${f.poolOpen} open, ${f.publishes} publish(es)`
   );
 }
 
@@ -150,7 +152,7 @@ export async function runSoak(options: SoakOptions): Promise<IntervalFigures[]> 
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
       errors: closed.errors,
-      rssMb: process.memoryUsage().rss / 1024 / 1024,
+      ...memory(),
       poolInUseMax: closed.poolInUseMax,
       poolOpen: pool?.open ?? 0,
       publishes: closed.publishes,
@@ -172,6 +174,13 @@ export async function runSoak(options: SoakOptions): Promise<IntervalFigures[]> 
     await service.close();
   }
   return figures;
+}
+
+/** RSS and heap in use; after a full collection when `gc` is exposed (`NODE_OPTIONS=--expose-gc`). */
+function memory(): { rssMb: number; heapMb: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const usage = process.memoryUsage();
+  return { rssMb: usage.rss / 1024 / 1024, heapMb: usage.heapUsed / 1024 / 1024 };
 }
 
 async function sleepUntilOrStopped(ms: number, stillRunning: () => boolean): Promise<void> {
