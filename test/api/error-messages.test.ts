@@ -4,10 +4,12 @@
 // management API and on a generated app.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
+import fc from 'fast-check';
 import { availableDrivers } from '../support/databases.ts';
 import { BOOTSTRAP, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
 import { publish, ServedApi } from '../runtime/served-app.ts';
+import { syntaxErrorOffset } from '../../src/api/json-body.ts';
 
 const TOKEN_SECRET = 'error-messages-test-signing-secret-of-40-bytes';
 const BODY_LIMIT = 100_000;
@@ -147,5 +149,37 @@ describe.each(await availableDrivers())('error messages at the HTTP edge on %s',
       expect(reply.detail).toContain('ends too early');
       expect(reply.detail).toContain('position 28');
     });
+  });
+});
+
+describe('the position of a JSON syntax error', () => {
+  it('is never claimed for valid JSON, and for invalid text is where a JSON prefix stops', () => {
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        expect(syntaxErrorOffset(text)).toBe(-1);
+      }),
+      { seed: 23, numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.json(), fc.nat(), fc.string({ maxLength: 3 }), (text, cut, junk) => {
+        const broken = text.slice(0, cut % (text.length + 1)) + junk;
+        let valid = true;
+        try {
+          JSON.parse(broken);
+        } catch {
+          valid = false;
+        }
+        const offset = syntaxErrorOffset(broken);
+        if (valid) {
+          expect(offset).toBe(-1);
+        } else {
+          expect(offset).toBeGreaterThanOrEqual(0);
+          expect(offset).toBeLessThanOrEqual(broken.length);
+          // Everything before the offset is JSON or the start of some: it is not refused earlier.
+          expect([-1, offset]).toContain(syntaxErrorOffset(broken.slice(0, offset)));
+        }
+      }),
+      { seed: 23, numRuns: 300 },
+    );
   });
 });
