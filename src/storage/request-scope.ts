@@ -35,6 +35,14 @@ export function currentScope(): RequestScope | undefined {
   return scopes.getStore();
 }
 
+/**
+ * Runs `fn` outside any request: for work a request starts that must not end with it
+ * (background passes, buffered writes), since what `fn` starts inherits its scope otherwise.
+ */
+export function outsideRequests<T>(fn: () => T): T {
+  return scopes.exit(fn);
+}
+
 /** Runs `fn` in `scope` (tests and callers outside Fastify). */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
   return scopes.run(scope, fn);

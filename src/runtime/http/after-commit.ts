@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../../storage/db.ts';
+import { outsideRequests } from '../../storage/request-scope.ts';
 
 /**
  * Runs work in one transaction and, once it has committed, tells the event
@@ -13,7 +14,8 @@ export class AfterCommit {
 
   async run<T>(db: Db, work: (trx: Executor) => Promise<T>): Promise<T> {
     const result = await db.kysely.transaction().execute(work);
-    for (const listener of this.listeners) listener();
+    // The dispatch pass it starts is not the request's: it must not stop when the client leaves.
+    for (const listener of this.listeners) outsideRequests(listener);
     return result;
   }
 }

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../../storage/db.ts';
 import { PREPARED } from '../../storage/prepared.ts';
 import type { Run } from './store.ts';
+import { outsideRequests } from '../../storage/request-scope.ts';
 
 const FLUSH_AFTER_MS = 25;
 const RETRY_AFTER_MS = 1_000;
@@ -37,10 +38,13 @@ class RunBuffer {
 
   #schedule(delay: number): void {
     if (this.#timer) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      void this.flush();
-    }, delay);
+    // Outside the request that added the run: its client leaving must not refuse the write.
+    this.#timer = outsideRequests(() =>
+      setTimeout(() => {
+        this.#timer = null;
+        void this.flush();
+      }, delay),
+    );
     // The service flushes when it stops; a pending write alone does not keep the process alive.
     this.#timer.unref();
   }
