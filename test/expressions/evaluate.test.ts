@@ -90,10 +90,12 @@ describe('evaluate', () => {
 describe('budget', () => {
   const list = `[${Array.from({ length: 200 }, (_, i) => i).join(', ')}]`;
   const runaway = `${list}.map(x, ${list}.map(y, x * y))`;
+  // A loaded machine must not let the wall-time budget fire first: these tests are about steps.
+  const stepsOnly = { timeBudgetMs: 60_000 };
 
   it('stops a runaway nested comprehension with the step budget', () => {
     const t0 = performance.now();
-    const r = run(runaway, ctx('effect'));
+    const r = run(runaway, ctx('effect'), {}, stepsOnly);
     expect(r).toMatchObject({ ok: false, code: 'step_budget' });
     expect(performance.now() - t0).toBeLessThan(2000);
   });
@@ -106,7 +108,7 @@ describe('budget', () => {
   });
 
   it('is not swallowed by || or exists (errors there are otherwise absorbed)', () => {
-    expect(run(`${runaway}.size() > 0 || true`, ctx('validation'))).toMatchObject({ ok: false, code: 'step_budget' });
+    expect(run(`${runaway}.size() > 0 || true`, ctx('validation'), {}, stepsOnly)).toMatchObject({ ok: false, code: 'step_budget' });
     expect(run(`${list}.exists(x, ${list}.exists(y, x * y < 0))`, ctx('validation'), {}, { stepBudget: 5000 })).toMatchObject({
       ok: false,
       code: 'step_budget',
