@@ -77,8 +77,8 @@ export class EndUserAuth {
     const user = await this.afterCommit.run(this.db, async (trx) => {
       const taken = await sql`select 1 from ${ident(app.schema, model.table)} where lower(${ident(emailColumn(model))}) = ${input.email ?? ''}`.execute(trx);
       if (taken.rows.length > 0) throw conflict('This email is already registered.', [{ path: '/email', message: 'is already registered' }]);
-      // Sign-up runs as the system: the user cannot pass the model's rules before existing. The
-      // field rules apply with the new user as `auth`: they write their own record.
+      // The row is written as the system, then judged as nobody signed in would be, or as the new
+      // user before anything they sent (signup-rules.ts): never with `auth` built from the request.
       const created = await createRecord(trx, app, model, input, { kind: 'system' });
       await checkSignupRules(trx, app, model, created, Object.keys(input));
       await sql`insert into ${ident(app.schema, CREDENTIALS_TABLE)} (user_id, password_hash) values (${created.id}, ${hash})`.execute(trx);
