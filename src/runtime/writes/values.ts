@@ -9,6 +9,14 @@ export interface ValidatedWrite {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** The most values one write may set in an array or to-many field: checking 50,000 ids took 10 s. */
+export const MAX_WRITE_ARRAY = 1000;
+
+/** `Date.parse` rolls 2030-02-30 over to March 2; a date must name a day of the calendar. */
+function isCalendarDate(value: string): boolean {
+  const time = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === value.slice(0, 10);
+}
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?$/;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const CURRENCY = /^[A-Z]{3}$/;
@@ -36,11 +44,11 @@ function primitiveValue(to: string, value: unknown): { ok: true; value: unknown 
     case 'p_STAR_RATING':
       return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 5 ? { ok: true, value } : fail('must be a whole number from 0 to 5');
     case 'p_DATE':
-      return typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
+      return typeof value === 'string' && DATE.test(value) && isCalendarDate(value)
         ? { ok: true, value }
         : fail('must be a date YYYY-MM-DD');
     case 'p_DATE_TIME': {
-      if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return fail('must be an ISO 8601 date-time');
+      if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value) || !isCalendarDate(value)) return fail('must be an ISO 8601 date-time');
       const time = Date.parse(value);
       return Number.isNaN(time) ? fail('must be an ISO 8601 date-time') : { ok: true, value: new Date(time).toISOString() };
     }
@@ -125,6 +133,10 @@ export function validateWrite(
     if (field.many) {
       if (!Array.isArray(value)) {
         errors.push({ path, message: 'must be an array' });
+        continue;
+      }
+      if (value.length > MAX_WRITE_ARRAY) {
+        errors.push({ path, message: `holds at most ${MAX_WRITE_ARRAY} values in one write (${value.length} sent)` });
         continue;
       }
       if (field.max !== null && value.length > field.max) errors.push({ path, message: `holds at most ${field.max} values` });
