@@ -54,7 +54,8 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
   registerProblemHandlers(app);
   // A handler's statements are cancelled when its client goes away (storage/request-scope.ts).
   registerRequestScopes(app);
-  logRequests(app);
+  // No hook (and no promise per request) when nothing is logged.
+  if (logger !== false) logRequests(app);
   app.addSchema(ProblemSchema);
   // JSON bodies only (415 otherwise), hostile values refused at the parser; forms only for the token.
   useJsonBodies(app);
