@@ -3,13 +3,21 @@ import { hkdfSync } from 'node:crypto';
 import type { Db } from '../storage/db.ts';
 import { Problem, unauthorized } from '../errors.ts';
 import { verifySecret } from '../tools/secrets.ts';
+import type { Actor, Role } from '../access/roles.ts';
 
-/** Who is calling the management API: an API client of one customer. */
+/** Who is calling the management API: an API client of one customer, or one of its builders. */
 export interface Principal {
   clientId: string;
   customerId: string;
   apiKey: string;
   isPlatformAdmin: boolean;
+  /** Who is calling: the API client itself, or a builder using one of its tokens (DESIGN §10). */
+  actor: Actor;
+  role: Role;
+  /** The builder's id when a builder token is the bearer, else null. */
+  builderId: string | null;
+  /** Projects the caller may see; null means every project of the customer. */
+  projectIds: string[] | null;
 }
 
 export interface AccessToken {
@@ -100,7 +108,16 @@ export class TokenService {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (!client || client.api_key !== apiKeyHeader) throw unauthorized('The API client is unknown or revoked.');
-    return { clientId: client.id, customerId: client.customer_id, apiKey: client.api_key, isPlatformAdmin: client.is_platform_admin };
+    return {
+      clientId: client.id,
+      customerId: client.customer_id,
+      apiKey: client.api_key,
+      isPlatformAdmin: client.is_platform_admin,
+      actor: { type: 'apiClient', id: client.id },
+      role: 'owner',
+      builderId: null,
+      projectIds: null,
+    };
   }
 }
 
