@@ -26,6 +26,10 @@ import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { frontendRoutes } from './routes/frontend.ts';
 import { runRoutes } from './routes/runs.ts';
+import { builderRoutes } from './routes/builders.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { guardManagementRoutes } from '../access/guard.ts';
+import { recordManagementWrites } from '../access/audit.ts';
 
 export const INTERFACE_VERSION = '0.0.5';
 
@@ -107,6 +111,9 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     await scope.register(
       async (child) => {
         requireApiClient(child, services.tokens);
+        // Roles and project scope (before the body is read), then the audit of every write (access/).
+        guardManagementRoutes(child, services.db);
+        recordManagementWrites(child, services.audit);
         for (const plugin of plugins) await child.register(plugin(services));
       },
       { prefix },
@@ -121,6 +128,8 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
     (s: Services) => runRoutes(s.runs),
+    builderRoutes,
+    auditRoutes,
     (s: Services) =>
       frontendRoutes({
         prompts: s.integrationPrompts,

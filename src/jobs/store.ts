@@ -3,6 +3,8 @@ import type { Db } from '../storage/db.ts';
 import type { ControlPlane, JobsTable } from '../storage/tables.ts';
 import { jsonb, toIso } from '../storage/sql.ts';
 import { uuidv7 } from '../tools/ids.ts';
+import type { Actor } from '../access/roles.ts';
+import { actorJson } from '../access/actor-context.ts';
 
 export type JobType =
   | 'generation'
@@ -26,6 +28,8 @@ export interface JobRecord {
   errorStack?: string;
   startedAt?: string;
   completedAt?: string;
+  /** Who queued it (DESIGN §10): the management caller, or null for jobs no caller started. */
+  createdBy: Actor | null;
 }
 
 /** The reduced record of the dedicated status endpoint (spec endpoint 6). */
@@ -44,6 +48,7 @@ export function toJobRecord(row: Selectable<JobsTable>): JobRecord {
     ...(row.error_stack ? { errorStack: row.error_stack } : {}),
     ...(row.started_at ? { startedAt: toIso(row.started_at) } : {}),
     ...(row.completed_at ? { completedAt: toIso(row.completed_at) } : {}),
+    createdBy: row.created_by,
   };
 }
 
@@ -70,6 +75,7 @@ export class JobStore {
         job_type: input.jobType,
         status: 'queued',
         metadata: jsonb(input.metadata ?? {}),
+        created_by: actorJson(),
       })
       .returningAll()
       .executeTakeFirstOrThrow();

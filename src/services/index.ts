@@ -14,6 +14,8 @@ import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { FrontendBundleService } from './frontend-bundles.ts';
 import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
 import { RunService } from './runs.ts';
+import { BuilderService } from './builders.ts';
+import { AuditService } from '../access/audit.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
 export interface Services {
@@ -32,6 +34,8 @@ export interface Services {
   frontendBundles: FrontendBundleService;
   integrationPrompts: IntegrationPromptService;
   runs: RunService;
+  builders: BuilderService;
+  audit: AuditService;
 }
 
 export interface ServiceDependencies {
@@ -64,6 +68,8 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications),
+    builders: new BuilderService(db),
+    audit: new AuditService(db),
   };
 }
 

@@ -47,8 +47,11 @@ export class ProjectService {
     return toProject(row);
   }
 
-  async list(customerId: string, limit: number, offset: number): Promise<Page<Project>> {
-    const base = this.db.kysely.selectFrom('appbuilder.projects').where('customer_id', '=', customerId);
+  /** `projectIds`: the caller's project scope (null: every project), applied in SQL so the total is exact. */
+  async list(customerId: string, limit: number, offset: number, projectIds: string[] | null = null): Promise<Page<Project>> {
+    if (projectIds !== null && projectIds.length === 0) return { items: [], total: 0 };
+    let base = this.db.kysely.selectFrom('appbuilder.projects').where('customer_id', '=', customerId);
+    if (projectIds !== null) base = base.where('id', 'in', projectIds);
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),

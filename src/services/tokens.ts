@@ -4,6 +4,7 @@ import type { Db } from '../storage/db.ts';
 import { Problem, unauthorized } from '../errors.ts';
 import { verifySecret } from '../tools/secrets.ts';
 import type { Actor, Role } from '../access/roles.ts';
+import { authenticateBuilderToken, isBuilderToken } from '../access/builder-tokens.ts';
 
 /** Who is calling the management API: an API client of one customer, or one of its builders. */
 export interface Principal {
@@ -93,6 +94,19 @@ export class TokenService {
   async authenticate(authorization: string | undefined, apiKeyHeader: string | undefined): Promise<Principal> {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
     if (!match || !apiKeyHeader) throw unauthorized('Send Authorization: Bearer <token> and x-svc-api-client: <API key>.');
+    if (isBuilderToken(match[1])) {
+      const builder = await authenticateBuilderToken(this.db, match[1], apiKeyHeader);
+      return {
+        clientId: builder.clientId,
+        customerId: builder.customerId,
+        apiKey: builder.apiKey,
+        isPlatformAdmin: false,
+        actor: { type: 'builder', id: builder.builderId },
+        role: builder.role,
+        builderId: builder.builderId,
+        projectIds: builder.projectIds,
+      };
+    }
     let subject: string;
     try {
       const { payload } = await jwtVerify(match[1], this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });

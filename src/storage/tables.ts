@@ -1,8 +1,11 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Actor, Role } from '../access/roles.ts';
 
 /** Control-plane tables (schema `appbuilder`), as Kysely sees them. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
+/** Who created a row (DESIGN §10); null for rows older than builders or made by no management caller. */
+type NullableJson<T> = ColumnType<T | null, string | null | undefined, string | null>;
 
 export interface CustomersTable {
   id: string;
@@ -51,6 +54,7 @@ export interface ApplicationVersionsTable {
   scode: Json<Record<string, unknown>>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  created_by: NullableJson<Actor>;
 }
 
 export interface JobsTable {
@@ -67,6 +71,7 @@ export interface JobsTable {
   created_at: Timestamp;
   started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   completed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_by: NullableJson<Actor>;
 }
 
 export interface SettingsTable {
@@ -115,7 +120,47 @@ export interface EventsTable {
   dispatched_at: NullableTimestamp;
 }
 
+export interface BuildersTable {
+  id: string;
+  customer_id: string;
+  name: string;
+  email: string;
+  role: Role;
+  project_ids: NullableJson<string[]>;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_active_at: NullableTimestamp;
+}
+
+export interface BuilderTokensTable {
+  id: string;
+  builder_id: string;
+  name: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  customer_id: string;
+  at: Timestamp;
+  actor_type: Actor['type'];
+  actor_id: string;
+  operation_id: string | null;
+  method: string;
+  path: string;
+  status: number;
+  request_id: string;
+}
+
 export interface ControlPlane {
+  'appbuilder.builders': BuildersTable;
+  'appbuilder.builder_tokens': BuilderTokensTable;
+  'appbuilder.audit_events': AuditEventsTable;
   'appbuilder.deployments': DeploymentsTable;
   'appbuilder.app_schemas': AppSchemasTable;
   'appbuilder.app_migrations': AppMigrationsTable;

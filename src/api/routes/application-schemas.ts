@@ -2,6 +2,12 @@ import { Type } from '@sinclair/typebox';
 import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { DateTime, Uuid } from '../schemas.ts';
 
+/** Who made a change (DESIGN §10); null when no management caller did (or before builders existed). */
+export const ActorSchema = Type.Union([
+  Type.Object({ type: Type.Union([Type.Literal('apiClient'), Type.Literal('builder')]), id: Uuid }),
+  Type.Null(),
+]);
+
 export const JobRecordSchema = Type.Object(
   {
     id: Uuid,
@@ -15,6 +21,7 @@ export const JobRecordSchema = Type.Object(
     errorStack: Type.Optional(Type.String()),
     startedAt: Type.Optional(Type.String()),
     completedAt: Type.Optional(Type.String()),
+    createdBy: Type.Optional(ActorSchema),
   },
   { $id: 'JobRecord' },
 );

@@ -52,7 +52,7 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
       },
       async (request) => {
         const { limit, offset, projectId } = request.query;
-        const page = await apps.list(request.principal.customerId, projectId, limit, offset);
+        const page = await apps.list(request.principal.customerId, projectId, limit, offset, request.principal.projectIds);
         return { items: page.items, metadata: { total: page.total } };
       },
     );
@@ -92,6 +92,7 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
     app.delete(
       '/applications/:applicationId',
       {
+        config: { requiredRole: 'admin' },
         schema: {
           ...common,
           operationId: 'deleteApplication',

@@ -21,6 +21,8 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/customers',
       {
+        // Platform administrators only (checked in the handler); never a builder.
+        config: { requiredRole: 'owner' },
         schema: {
           operationId: 'createCustomer',
           tags: ['customers'],
@@ -40,6 +42,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/api-clients',
       {
+        config: { requiredRole: 'owner' },
         schema: {
           operationId: 'createApiClient',
           tags: ['customers'],
@@ -58,6 +61,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.get(
       '/api-clients',
       {
+        config: { requiredRole: 'owner' },
         schema: {
           operationId: 'listApiClients',
           tags: ['customers'],
@@ -76,6 +80,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.delete(
       '/api-clients/:apiClientId',
       {
+        config: { requiredRole: 'owner' },
         schema: {
           operationId: 'deleteApiClient',
           tags: ['customers'],

@@ -75,6 +75,7 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
     app.post(
       '/applications/:applicationId/purge',
       {
+        config: { requiredRole: 'admin' },
         schema: {
           ...common,
           operationId: 'purgeApplicationFields',

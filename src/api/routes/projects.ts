@@ -22,6 +22,7 @@ export function projectRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/projects',
       {
+        config: { unscopedOnly: true },
         schema: {
           ...common,
           operationId: 'createProject',
@@ -48,7 +49,7 @@ export function projectRoutes(services: Services): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const page = await services.projects.list(request.principal.customerId, request.query.limit, request.query.offset);
+        const page = await services.projects.list(request.principal.customerId, request.query.limit, request.query.offset, request.principal.projectIds);
         return { items: page.items.map(view), metadata: { total: page.total } };
       },
     );
@@ -79,6 +80,7 @@ export function projectRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.delete(
       '/projects/:projectId',
       {
+        config: { requiredRole: 'admin' },
         schema: {
           ...common,
           operationId: 'deleteProject',

@@ -4,7 +4,7 @@ import type { Services } from '../../services/index.ts';
 import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
-import { ApplicationSchema } from './application-schemas.ts';
+import { ActorSchema, ApplicationSchema } from './application-schemas.ts';
 import { ifMatchOf } from '../if-match.ts';
 
 const ServerVersion = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'A semver major.minor.patch' });
@@ -16,6 +16,7 @@ const VersionSchema = Type.Object({
   scode: AppDefinitionSchema,
   createdAt: DateTime,
   updatedAt: DateTime,
+  createdBy: ActorSchema,
 });
 
 const ChangeSchema = Type.Object({

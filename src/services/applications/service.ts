@@ -4,6 +4,7 @@ import type { ApplicationsTable, ControlPlane } from '../../storage/tables.ts';
 import { jsonb, toIso } from '../../storage/sql.ts';
 import { notFound, preconditionFailed } from '../../errors.ts';
 import { uuidv7 } from '../../tools/ids.ts';
+import { actorJson } from '../../access/actor-context.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
 import { validateDefinition } from '../../definition/validate.ts';
 import { computeBump, nextVersion } from '../../definition/versioning/index.ts';
@@ -65,8 +66,13 @@ export class ApplicationService {
   }
 
   /** The customer's applications; filtered by a project that is not the customer's: 404, as for any other use of it. */
-  async list(customerId: string, projectId: string | undefined, limit: number, offset: number): Promise<Page<Application>> {
+  /** `projectIds`: the caller's project scope (null: every project), applied in SQL so the total is exact. */
+  async list(customerId: string, projectId: string | undefined, limit: number, offset: number, projectIds: string[] | null = null): Promise<Page<Application>> {
     let base = this.db.kysely.selectFrom('appbuilder.applications').where('customer_id', '=', customerId);
+    if (projectIds !== null) {
+      if (projectIds.length === 0) return { items: [], total: 0 };
+      base = base.where('project_id', 'in', projectIds);
+    }
     if (projectId) {
       const project = await this.db.kysely
         .selectFrom('appbuilder.projects')
@@ -173,7 +179,7 @@ export class ApplicationService {
   private async insertVersion(executor: Kysely<ControlPlane>, applicationId: string, serverVersion: string, scode: AppDefinition): Promise<void> {
     await executor
       .insertInto('appbuilder.application_versions')
-      .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, scode: jsonb(scode) })
+      .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, scode: jsonb(scode), created_by: actorJson() })
       .execute();
   }
 }

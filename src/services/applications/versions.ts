@@ -8,6 +8,7 @@ import { diffDefinitions, type Change } from '../../definition/versioning/index.
 import type { ApplicationService, ChangeOptions } from './service.ts';
 import type { Application } from './view.ts';
 import type { Page } from '../projects.ts';
+import type { Actor } from '../../access/roles.ts';
 
 /** The version record as the spec shows it. */
 export interface ApplicationVersion {
@@ -17,6 +18,8 @@ export interface ApplicationVersion {
   scode: AppDefinition;
   createdAt: string;
   updatedAt: string;
+  /** Who made the change (DESIGN §10); null for versions made before builders existed. */
+  createdBy: Actor | null;
 }
 
 function toVersion(row: Selectable<ApplicationVersionsTable>): ApplicationVersion {
@@ -27,6 +30,7 @@ function toVersion(row: Selectable<ApplicationVersionsTable>): ApplicationVersio
     scode: row.scode as unknown as AppDefinition,
     createdAt: toIso(row.created_at)!,
     updatedAt: toIso(row.updated_at)!,
+    createdBy: row.created_by,
   };
 }
 

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services/index.ts';
+import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
+
+const AuditEventSchema = Type.Object(
+  {
+    id: Uuid,
+    at: DateTime,
+    actor: Type.Object({ type: Type.Union([Type.Literal('apiClient'), Type.Literal('builder')]), id: Uuid }),
+    operationId: Type.Union([Type.String(), Type.Null()]),
+    method: Type.String(),
+    path: Type.String({ description: 'The route template (e.g. /v1/projects/:projectId), never the query string.' }),
+    status: Type.Integer(),
+    requestId: Type.String(),
+  },
+  { $id: 'AuditEvent' },
+);
+
+/** The audit trail of management writes (DESIGN §10): owners only. */
+export function auditRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/audit-events',
+      {
+        config: { requiredRole: 'owner' },
+        schema: {
+          tags: ['builders'],
+          security: MANAGEMENT_SECURITY,
+          operationId: 'listAuditEvents',
+          summary: "The customer's management writes, newest first",
+          querystring: Type.Composite([
+            PageQuery,
+            Type.Object({ actorId: Type.Optional(Uuid), operationId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), since: Type.Optional(DateTime) }),
+          ]),
+          response: { 200: ListEnvelope(AuditEventSchema), ...problemResponses(403) },
+        },
+      },
+      async (request) => {
+        const page = await services.audit.list(request.principal.customerId, request.query);
+        return { items: page.items, metadata: { total: page.total } };
+      },
+    );
+  };
+}
