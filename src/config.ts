@@ -39,6 +39,8 @@ export interface Config {
   /** APPBUILDER_TOKEN_SECRET (at least 32 bytes) signs management tokens; else a key derived from the master key. */
   tokenSecret: string | null;
   logLevel: string;
+  /** The LLM planner of the assistant (DESIGN §15): an OpenAI-compatible chat-completions endpoint; off unless url, model and key are set. */
+  assistant: { url: string | null; model: string | null; key: string | null; timeoutMs: number };
 }
 
 function trimPath(path: string): string {
@@ -89,6 +91,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     masterKeyFile: env.APPBUILDER_MASTER_KEY_FILE || null,
     tokenSecret: env.APPBUILDER_TOKEN_SECRET || null,
     logLevel: env.LOG_LEVEL ?? 'info',
+    assistant: {
+      url: env.APPBUILDER_ASSISTANT_URL || null,
+      model: env.APPBUILDER_ASSISTANT_MODEL || null,
+      key: env.APPBUILDER_ASSISTANT_KEY || null,
+      timeoutMs: intFrom(env.APPBUILDER_ASSISTANT_TIMEOUT, 30_000),
+    },
     ...overrides,
   };
 }

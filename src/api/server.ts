@@ -26,6 +26,7 @@ import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { frontendRoutes } from './routes/frontend.ts';
 import { runRoutes } from './routes/runs.ts';
+import { assistantRoutes } from './routes/assistant.ts';
 import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { guardManagementRoutes } from '../access/guard.ts';
@@ -139,11 +140,13 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
         bundleWaitMs: s.config.bundleWaitSeconds * 1000,
       }),
   ];
+  // Messages are stored per project, so the group lives under the projects prefix (DESIGN §15).
+  const assistantGroup = (s: Services) => assistantRoutes(s.assistant);
   if (config.projectsPath === config.basePath) {
-    await management(app, config.basePath, [...applicationGroups, projectRoutes]);
+    await management(app, config.basePath, [...applicationGroups, projectRoutes, assistantGroup]);
   } else {
     await management(app, config.basePath, applicationGroups);
-    await management(app, config.projectsPath, [projectRoutes]);
+    await management(app, config.projectsPath, [projectRoutes, assistantGroup]);
   }
   for (const plugin of extraPlugins) await app.register(plugin);
   return app;

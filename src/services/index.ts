@@ -14,6 +14,8 @@ import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { FrontendBundleService } from './frontend-bundles.ts';
 import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
 import { RunService } from './runs.ts';
+import { AssistantService } from '../assistant/service.ts';
+import { plannerFor } from '../assistant/planners/index.ts';
 import { BuilderService } from './builders.ts';
 import { AuditService } from '../access/audit.ts';
 
@@ -34,6 +36,7 @@ export interface Services {
   frontendBundles: FrontendBundleService;
   integrationPrompts: IntegrationPromptService;
   runs: RunService;
+  assistant: AssistantService;
   builders: BuilderService;
   audit: AuditService;
 }
@@ -68,6 +71,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications),
+    assistant: new AssistantService(db, applications, plannerFor(config.assistant)),
     builders: new BuilderService(db),
     audit: new AuditService(db),
   };

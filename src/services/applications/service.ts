@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../../storage/db.ts';
 import type { ApplicationsTable, ControlPlane } from '../../storage/tables.ts';
 import { jsonb, toIso } from '../../storage/sql.ts';
-import { notFound, preconditionFailed } from '../../errors.ts';
+import { conflict, notFound, preconditionFailed } from '../../errors.ts';
 import { uuidv7 } from '../../tools/ids.ts';
 import { actorJson } from '../../access/actor-context.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
@@ -21,6 +21,10 @@ export type DefinitionChange = (definition: AppDefinition) => AppDefinition;
 export interface ChangeOptions {
   /** `If-Match` of the request: the serverVersion the caller last saw. */
   ifMatch?: string;
+  /** The serverVersion the change was planned against (an assistant proposal): 409 when the application moved on. */
+  expectVersion?: string;
+  /** Runs in the change's transaction after the new version is stored; throwing undoes the whole change. */
+  beforeCommit?: (trx: Kysely<ControlPlane>, versions: { previous: string; next: string }) => Promise<void>;
 }
 
 /** Applications: the rows, their definitions and the version written by every change. */
@@ -110,6 +114,11 @@ export class ApplicationService {
       if (options.ifMatch !== undefined && options.ifMatch !== row.server_version) {
         throw preconditionFailed(`The application is at version ${row.server_version}, not ${options.ifMatch}.`);
       }
+      if (options.expectVersion !== undefined && options.expectVersion !== row.server_version) {
+        throw conflict(`The application moved on to version ${row.server_version} since version ${options.expectVersion}.`, [
+          { path: '/serverVersion', message: `Is ${row.server_version}, not ${options.expectVersion}` },
+        ]);
+      }
       const previous = row.scode as unknown as AppDefinition;
       const next = validateDefinition(edit(structuredClone(previous)));
       const serverVersion = nextVersion(row.server_version, computeBump(previous, next));
@@ -119,6 +128,7 @@ export class ApplicationService {
         .where('id', '=', id)
         .execute();
       await this.insertVersion(trx, id, serverVersion, next);
+      await options.beforeCommit?.(trx, { previous: row.server_version, next: serverVersion });
     });
     return this.get(customerId, id);
   }

@@ -1,0 +1,95 @@
+/**
+ * The built-in planner (DESIGN §15): deterministic, offline. Each sentence of the request
+ * goes through the rules in order; the first that recognises it gives its operations,
+ * planned against the definition as the earlier sentences leave it. What no rule
+ * recognises is reported as not understood, never guessed.
+ */
+import { Problem } from '../../../errors.ts';
+import type { AppDefinition } from '../../../definition/schema.ts';
+import { applyOperations, type Operation } from '../../operations.ts';
+import type { Plan } from '../../proposals.ts';
+import type { Planner } from '../planner.ts';
+import { Unclear, type Context, type Rule } from './context.ts';
+import { sentencesOf } from './text.ts';
+import { variable } from './rules/variables.ts';
+import { eventAction, schedule } from './rules/automation.ts';
+import { access } from './rules/access.ts';
+import { relationship } from './rules/relationships.ts';
+import { addModel, remove, rename } from './rules/models.ts';
+import { addField, defaultValue, enumValues, fieldType, manyValues, modelHasField, requiredness } from './rules/fields.ts';
+
+/** Most specific first: a schedule or an access sentence also starts like a field one. */
+const RULES: Rule[] = [
+  variable,
+  eventAction,
+  schedule,
+  access,
+  relationship,
+  rename,
+  defaultValue,
+  requiredness,
+  enumValues,
+  manyValues,
+  fieldType,
+  remove,
+  addModel,
+  addField,
+  modelHasField,
+];
+
+/** At most this many sentences are read; the rest is reported as not read. */
+const MAX_SENTENCES = 20;
+
+export function planText(text: string, definition: AppDefinition): Plan {
+  const ctx: Context = { def: definition };
+  const plan: Plan = { operations: [], understood: [], notUnderstood: [], warnings: [] };
+  const sentences = sentencesOf(text);
+  if (sentences.length > MAX_SENTENCES) plan.warnings.push(`Only the first ${MAX_SENTENCES} sentences were read.`);
+  for (const sentence of sentences.slice(0, MAX_SENTENCES)) {
+    let matched = false;
+    for (const rule of RULES) {
+      let step;
+      try {
+        step = rule(sentence, ctx);
+      } catch (error) {
+        if (!(error instanceof Unclear)) throw error;
+        plan.notUnderstood.push(sentence);
+        plan.warnings.push(error.message);
+        matched = true;
+        break;
+      }
+      if (!step) continue;
+      matched = true;
+      add(plan.operations, step.operations);
+      plan.understood.push(step.understood);
+      plan.warnings.push(...(step.warnings ?? []));
+      if (step.model) ctx.lastModel = step.model;
+      try {
+        ctx.def = applyOperations(ctx.def, step.operations);
+        if (step.model) ctx.lastModel = ctx.def.models.find((m) => m.id === step.model!.id) ?? ctx.lastModel;
+      } catch (error) {
+        // The dry run reports it; later sentences are planned against the definition before it.
+        if (!(error instanceof Problem)) throw error;
+      }
+      break;
+    }
+    if (!matched) plan.notUnderstood.push(sentence);
+  }
+  return plan;
+}
+
+/** Appends operations; a second access change of the same model replaces the first (its rules include them). */
+function add(list: Operation[], operations: Operation[]): void {
+  for (const op of operations) {
+    const last = list[list.length - 1];
+    if (op.op === 'setAccessRules' && last?.op === 'setAccessRules' && last.modelId === op.modelId) list[list.length - 1] = op;
+    else list.push(op);
+  }
+}
+
+export class BuiltinPlanner implements Planner {
+  readonly name = 'builtin';
+  async plan(request: { text: string; definition: AppDefinition }): Promise<Plan> {
+    return planText(request.text, request.definition);
+  }
+}

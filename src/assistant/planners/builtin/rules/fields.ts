@@ -1,0 +1,159 @@
+/** Fields: add one (with type, values, default, required, list), change one. */
+import type { Field, Model, PrimitiveType } from '../../../../definition/schema.ts';
+import { isPrimitiveType } from '../../../../definition/schema.ts';
+import type { NewField } from '../../../../definition/edits/index.ts';
+import type { Operation } from '../../../operations.ts';
+import { Unclear, fieldRef, modelOf, splitAtModel, type Context, type Rule, type Step } from '../context.ts';
+import { cleanFieldPhrase, fieldNameOf, resolveField } from '../names.ts';
+import { attributesOf, statedType, typedValue, valuesOf } from '../text.ts';
+import { typeFromName, typeOfPhrase } from '../types.ts';
+
+/** A field from a phrase like "a required due date (date)" or "tags as a list of text: a, b". */
+export function newFieldOf(phrase: string, tail = ''): NewField {
+  const attributes = attributesOf(`${phrase} ${tail}`);
+  let namePhrase = phrase
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/\b(?:required|mandatory|optional|new|a list of|lists? of|multiple|several|many|any number of|one or more)\b/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^(?:an?|the)\s+/i, '');
+  let type = attributes.type;
+  const called = /^(?:(.+?)\s+)?(?:field|column|attribute)\s+(?:called|named)?\s*(.+)$/i.exec(namePhrase)
+    ?? /^(.+?)\s+(?:called|named)\s+(.+)$/i.exec(namePhrase);
+  if (called) {
+    if (called[1] && typeOfPhrase(called[1])) type ??= typeOfPhrase(called[1]);
+    namePhrase = called[2];
+  }
+  const typed = /^(.+?)\s+(?:as|of type)\s+(?:an?\s+)?(.+)$/i.exec(namePhrase);
+  if (typed && typeOfPhrase(typed[2])) {
+    type ??= typeOfPhrase(typed[2]);
+    namePhrase = typed[1];
+  }
+  const name = fieldNameOf(namePhrase);
+  if (!name) throw new Unclear(`No field name in "${phrase}".`);
+  const enumValues = attributes.enumValues;
+  const to: PrimitiveType = type ?? (enumValues ? (enumValues.every((v) => Number.isFinite(Number(v))) ? 'p_NUMBER' : 'p_TEXT') : typeFromName(cleanFieldPhrase(namePhrase)));
+  const field: NewField = { name, to };
+  if (attributes.required) field.min = 1;
+  if (attributes.list) field.max = null;
+  if (enumValues) field.enum = enumValues.map((v) => typedValue(v, to));
+  if (attributes.defaultValue !== undefined) field.defaultValue = typedValue(attributes.defaultValue, to);
+  return field;
+}
+
+function describe(field: NewField): string {
+  const parts = [field.to.replace(/^p_/, '').toLowerCase().replace('_', ' ')];
+  if (field.enum) parts.push(`one of ${field.enum.join(', ')}`);
+  if (field.defaultValue !== undefined) parts.push(`default ${String(field.defaultValue)}`);
+  if (field.min === 1) parts.push('required');
+  if (field.max === null) parts.push('a list');
+  return parts.join(', ');
+}
+
+function addFieldStep(model: Model, field: NewField): Step {
+  if (resolveField(model, field.name)) throw new Unclear(`${model.name} already has a field '${field.name}'.`);
+  return {
+    operations: [{ op: 'addField', modelId: model.id, field }],
+    understood: `Add the field ${model.name}.${field.name} (${describe(field)}).`,
+    model,
+  };
+}
+
+/** "add a priority to to-dos: low, medium or high, default medium". */
+export const addField: Rule = (sentence, ctx) => {
+  const m = /^(?:add|give|include|store|track|record|put)\s+(.+)$/i.exec(sentence);
+  if (!m) return null;
+  const split = splitAtModel(ctx, m[1]);
+  if (!split) return null;
+  return addFieldStep(split.model, newFieldOf(split.before, split.after));
+};
+
+/** "each book has an ISBN (required)", "members need a phone number". */
+export const modelHasField: Rule = (sentence, ctx) => {
+  const m = /^(.+?)\s+(?:should\s+|must\s+|will\s+|also\s+)*(?:have|has|get|gets|need|needs|carry|carries)\s+(.+)$/i.exec(sentence);
+  if (!m) return null;
+  const model = modelOf(ctx, m[1]);
+  if (!model) return null;
+  return addFieldStep(model, newFieldOf(m[2]));
+};
+
+function change(model: Model, field: Field, changes: Extract<Operation, { op: 'updateField' }>['changes'], understood: string): Step {
+  return { operations: [{ op: 'updateField', modelId: model.id, fieldId: field.id, changes }], understood, model };
+}
+
+function refOrThrow(ctx: Context, phrase: string) {
+  const ref = fieldRef(ctx, phrase);
+  if (!ref) throw new Unclear(`I found no field "${phrase.trim()}".`);
+  return ref;
+}
+
+/** "make the deadline of to-dos required", "to-do descriptions should be optional". */
+export const requiredness: Rule = (sentence, ctx) => {
+  const m =
+    /^(?:make|mark|set)\s+(.+?)\s+(?:as\s+)?(required|mandatory|optional|not required)$/i.exec(sentence) ??
+    /^(.+?)\s+(?:should|must)\s+(?:be\s+)?(required|mandatory|optional|not required|always be set)$/i.exec(sentence) ??
+    /^(.+?)\s+(?:is|are)\s+(?:now\s+)?(required|mandatory|optional)$/i.exec(sentence);
+  if (!m) return null;
+  const { model, field } = refOrThrow(ctx, m[1]);
+  const required = !/optional|not required/i.test(m[2]);
+  return change(model, field, { min: required ? 1 : 0 }, `Make ${model.name}.${field.name} ${required ? 'required' : 'optional'}.`);
+};
+
+/** "change the type of copies on books to number", "make a book's rating a star rating". */
+export const fieldType: Rule = (sentence, ctx) => {
+  const m =
+    /^(?:change|set|make)\s+(?:the\s+)?type\s+of\s+(.+?)\s+(?:to|into)\s+(.+)$/i.exec(sentence) ??
+    /^(?:change|convert|turn|make)\s+(.+?)\s+(?:to|into)?\s*(?:an?\s+)(.+)$/i.exec(sentence) ??
+    /^(.+?)\s+should\s+be\s+(?:an?\s+)?(.+)$/i.exec(sentence);
+  if (!m) return null;
+  const type = statedType(m[2]);
+  if (!type) return null;
+  const { model, field } = refOrThrow(ctx, m[1]);
+  if (!isPrimitiveType(field.to)) throw new Unclear(`${model.name}.${field.name} is a relationship; its type cannot change.`);
+  return change(model, field, { to: type }, `Change the type of ${model.name}.${field.name} to ${type}.`);
+};
+
+/** "set the default status of to-dos to done", "deal stages default to lead". */
+export const defaultValue: Rule = (sentence, ctx) => {
+  const removal = /^(?:remove|drop|clear)\s+the\s+default\s+(?:value\s+)?(?:of|for|from)\s+(.+)$/i.exec(sentence);
+  if (removal) {
+    const { model, field } = refOrThrow(ctx, removal[1]);
+    return change(model, field, { defaultValue: null }, `Remove the default of ${model.name}.${field.name}.`);
+  }
+  const m =
+    /^(?:set|make|change)\s+the\s+default\s+(?:value\s+)?(?:of\s+|for\s+)?(.+?)\s+(?:to|=)\s+(.+)$/i.exec(sentence) ??
+    /^(?:the\s+)?default\s+(?:value\s+)?(?:of\s+|for\s+)?(.+?)\s+(?:should be|is)\s+(.+)$/i.exec(sentence) ??
+    /^(.+?)\s+(?:should\s+)?defaults?\s+to\s+(.+)$/i.exec(sentence);
+  const flipped = m ? null : /^make\s+["'“]?(.+?)["'”]?\s+the\s+default\s+(.+)$/i.exec(sentence);
+  if (!m && !flipped) return null;
+  const [refText, valueText] = m ? [m[1], m[2]] : [flipped![2], flipped![1]];
+  const { model, field } = refOrThrow(ctx, refText);
+  const value = typedValue(valueText, field.to);
+  return change(model, field, { defaultValue: value }, `Default ${model.name}.${field.name} to ${String(value)}.`);
+};
+
+/** "the status of to-dos can be open, doing or done"; "… can also be archived"; "add archived as a status for to-dos". */
+export const enumValues: Rule = (sentence, ctx) => {
+  const add = /^(?:add|allow)\s+["'“]?(.+?)["'”]?\s+as\s+(?:an?\s+|another\s+|a new\s+)?(?:(?:option|value|choice)\s+(?:of|for)\s+)?(.+)$/i.exec(sentence);
+  const m = add ? null : /^(.+?)\s+(?:can|may|could)\s+(also\s+)?be\s+(?:one of\s+|either\s+)?(.+)$/i.exec(sentence);
+  if (!add && !m) return null;
+  const refText = add ? add[2] : m![1];
+  const ref = fieldRef(ctx, refText);
+  if (!ref) return null;
+  const { model, field } = ref;
+  const also = Boolean(add) || Boolean(m?.[2]);
+  const values = (add ? valuesOf(add[1]) : valuesOf(m![3])).map((v) => typedValue(v, field.to));
+  if (values.length === 0 || (!also && values.length < 2)) return null;
+  const next = also ? [...(field.enum ?? []), ...values.filter((v) => !(field.enum ?? []).includes(v))] : values;
+  return change(model, field, { enum: next }, `Let ${model.name}.${field.name} be one of ${next.join(', ')}.`);
+};
+
+/** "allow several tags on books", "a contact can have multiple phone numbers" when the field exists. */
+export const manyValues: Rule = (sentence, ctx) => {
+  const m = /^(?:allow|let)\s+(?:multiple|several|many|more than one)\s+(.+?)\s+(?:on|for|per|in)\s+(?:each\s+|a\s+|an\s+)?(.+)$/i.exec(sentence);
+  if (!m) return null;
+  const model = modelOf(ctx, m[2]);
+  const field = model && resolveField(model, m[1]);
+  if (!model || !field) return null;
+  return change(model, field, { max: null }, `Let ${model.name}.${field.name} hold a list of values.`);
+};
