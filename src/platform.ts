@@ -14,6 +14,7 @@ import { listenForServedChanges } from './runtime/served-notices.ts';
 import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
 import { loadMasterKey, masterKeyFileFor } from './secrets/master-key.ts';
+import { AppValuesCache } from './secrets/app-values.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
 export interface Platform {
@@ -56,17 +57,21 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
   const { db } = opened;
   try {
     await migrateControlPlane(db);
+    // First, so a refusal (PostgreSQL without a configured key) starts nothing else.
+    // The key file beside the data dir only when this process opened the embedded store itself.
+    const dataDirKeyFile = !options.db && !config.databaseUrl ? masterKeyFileFor(config.dataDir) : null;
+    const { key: masterKey } = await loadMasterKey(db, { configured: config.masterKey, configuredFile: config.masterKeyFile, dataDirKeyFile });
     const role = options.role ?? 'all';
     const jobs = new JobStore(db);
     const work = role === 'all' || role === 'worker';
     const cron = { cronMonitorIntervalSeconds: config.scheduleCheckSeconds, cronWorkerIntervalSeconds: Math.min(5, config.scheduleCheckSeconds) };
     const queue = await JobQueue.start(db, jobs, { work, ...cron, ...options.queue });
     // Builders calling an app with management credentials act as its administrator.
-    // The key file beside the data dir only when this process opened the embedded store itself.
-    const dataDirKeyFile = !options.db && !config.databaseUrl ? masterKeyFileFor(config.dataDir) : null;
-    const { key: masterKey, origin: masterKeyOrigin } = await loadMasterKey(db, { configured: config.masterKey, configuredFile: config.masterKeyFile, dataDirKeyFile });
+    // The apps' variables and secrets, cached here and forgotten on any process's change (NOTIFY).
+    const appValues = new AppValuesCache(db, masterKey);
     const runtime = await createRuntime(db, {
       masterKey,
+      appValues,
       builderCustomer: async (request) => {
         const key = request.headers['x-svc-api-client'];
         const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
@@ -79,14 +84,12 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         authLockoutSeconds: config.authLockoutSeconds,
       },
     });
-    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry });
+    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues });
     await bootstrapFirstClient(services);
     const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
-    if (masterKeyOrigin === 'store') {
-      server.log.warn('The master key is kept in the database: set APPBUILDER_MASTER_KEY or APPBUILDER_MASTER_KEY_FILE so a database dump opens no secret.');
-    }
     // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
     const notices = await listenForServedChanges(db, runtime.registry, server.log);
+    const configNotices = await appValues.listen(server.log);
     // Working processes delete runs older than APPBUILDER_RUN_RETENTION.
     const runRetention =
       role === 'all' || role === 'worker'
@@ -107,6 +110,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       close: async () => {
         await server.close();
         await notices.close();
+        await configNotices.close();
         runRetention?.stop();
         await events.stop();
         await queue.stop();

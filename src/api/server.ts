@@ -26,6 +26,7 @@ import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { frontendRoutes } from './routes/frontend.ts';
 import { runRoutes } from './routes/runs.ts';
+import { applicationConfigurationRoutes, projectConfigurationRoutes } from './routes/configuration.ts';
 import { assistantRoutes } from './routes/assistant.ts';
 import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -129,6 +130,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
     (s: Services) => runRoutes(s.runs),
+    applicationConfigurationRoutes,
     builderRoutes,
     auditRoutes,
     (s: Services) =>
@@ -143,10 +145,10 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
   // Messages are stored per project, so the group lives under the projects prefix (DESIGN §15).
   const assistantGroup = (s: Services) => assistantRoutes(s.assistant);
   if (config.projectsPath === config.basePath) {
-    await management(app, config.basePath, [...applicationGroups, projectRoutes, assistantGroup]);
+    await management(app, config.basePath, [...applicationGroups, projectRoutes, assistantGroup, projectConfigurationRoutes]);
   } else {
     await management(app, config.basePath, applicationGroups);
-    await management(app, config.projectsPath, [projectRoutes, assistantGroup]);
+    await management(app, config.projectsPath, [projectRoutes, assistantGroup, projectConfigurationRoutes]);
   }
   for (const plugin of extraPlugins) await app.register(plugin);
   return app;

@@ -167,7 +167,9 @@ function buildScopeEnvironment(types: DefinitionTypes, spec: ScopeSpec, model: M
         env.registerVariable(name, 'google.protobuf.Timestamp');
         break;
       case 'env':
-        env.registerVariable(name, 'map<string, dyn>');
+      case 'secrets':
+        // Variables and secrets are strings (DESIGN §11): `env.PORT + 1` is refused at save.
+        env.registerVariable(name, 'map<string, string>');
         break;
       case 'dyn':
         env.registerVariable(name, 'dyn');

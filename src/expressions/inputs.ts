@@ -30,6 +30,7 @@ export function prepareVariables(se: ScopeEnvironment, vars: Readonly<Record<str
         out[name] = toDate(value) ?? new Date();
         break;
       case 'env':
+      case 'secrets':
         out[name] = value !== null && typeof value === 'object' ? value : {};
         break;
       case 'dyn':

@@ -2,7 +2,7 @@
 import type { Scope } from './types.ts';
 
 /** How a variable is typed; resolved to a CEL type by environment.ts. */
-export type VariableKind = 'record' | 'auth' | 'string' | 'timestamp' | 'env' | 'request' | 'dyn';
+export type VariableKind = 'record' | 'auth' | 'string' | 'timestamp' | 'env' | 'secrets' | 'request' | 'dyn';
 
 export interface ScopeSpec {
   variables: Readonly<Record<string, VariableKind>>;
@@ -22,7 +22,6 @@ const actionVariables = {
   auth: 'auth',
   env: 'env',
   now: 'timestamp',
-  secrets: 'dyn',
 } as const;
 
 export const SCOPES: Readonly<Record<Scope, ScopeSpec>> = {
@@ -36,7 +35,8 @@ export const SCOPES: Readonly<Record<Scope, ScopeSpec>> = {
   validation: { variables: triggerVariables, result: 'bool', needsModel: false },
   matchSelector: { variables: triggerVariables, result: 'bool', needsModel: false },
   initialState: { variables: triggerVariables, result: 'any', needsModel: false },
-  effect: { variables: actionVariables, result: 'any', needsModel: false },
+  // Secrets are readable only here, in effect bindParams (DESIGN §11): anywhere else `secrets` is unknown (409 at save).
+  effect: { variables: { ...actionVariables, secrets: 'secrets' }, result: 'any', needsModel: false },
   returnValue: { variables: actionVariables, result: 'any', needsModel: false },
   default: { variables: { auth: 'auth', now: 'timestamp' }, result: 'any', needsModel: false },
 };

@@ -1,23 +1,34 @@
 import { randomBytes, webcrypto } from 'node:crypto';
 import type { Db } from '../storage/db.ts';
-import { decryptSecret, encryptSecret } from '../tools/secrets.ts';
+import { decryptSecret } from '../tools/secrets.ts';
+import { DataKeys } from '../secrets/data-keys.ts';
+import { isSealed, open, seal, signingKeyAad } from '../secrets/envelope.ts';
 
-/** Per-application JWT signing keys for end users, sealed with the master key, cached in memory. */
+/**
+ * Per-application JWT signing keys for end users, sealed under the application's data key
+ * (envelope, DESIGN §11), cached in memory. A key an older version sealed with the master key
+ * itself is moved under the data key the first time it is read.
+ */
 export class AppKeys {
   private readonly cache = new Map<string, Uint8Array>();
   private readonly imported = new Map<string, Promise<webcrypto.CryptoKey>>();
+  private readonly dataKeys: DataKeys;
 
   constructor(
     private readonly db: Db,
     private readonly masterKey: Buffer,
-  ) {}
+  ) {
+    this.dataKeys = new DataKeys(db, masterKey);
+  }
 
   async signingKey(applicationId: string): Promise<Uint8Array> {
     const cached = this.cache.get(applicationId);
     if (cached) return cached;
+    const dataKey = await this.dataKeys.key({ kind: 'application', id: applicationId });
+    const aad = signingKeyAad(applicationId);
     await this.db.kysely
       .insertInto('appbuilder.app_keys')
-      .values({ application_id: applicationId, sealed_jwt_key: encryptSecret(randomBytes(32).toString('base64'), this.masterKey) })
+      .values({ application_id: applicationId, sealed_jwt_key: seal(randomBytes(32), dataKey, aad) })
       .onConflict((oc) => oc.column('application_id').doNothing())
       .execute();
     const row = await this.db.kysely
@@ -25,7 +36,18 @@ export class AppKeys {
       .select('sealed_jwt_key')
       .where('application_id', '=', applicationId)
       .executeTakeFirstOrThrow();
-    const key = Buffer.from(decryptSecret(row.sealed_jwt_key, this.masterKey), 'base64');
+    let key: Buffer;
+    if (isSealed(row.sealed_jwt_key)) {
+      key = open(row.sealed_jwt_key, dataKey, aad);
+    } else {
+      key = Buffer.from(decryptSecret(row.sealed_jwt_key, this.masterKey), 'base64');
+      await this.db.kysely
+        .updateTable('appbuilder.app_keys')
+        .set({ sealed_jwt_key: seal(key, dataKey, aad) })
+        .where('application_id', '=', applicationId)
+        .where('sealed_jwt_key', '=', row.sealed_jwt_key)
+        .execute();
+    }
     this.cache.set(applicationId, key);
     return key;
   }

@@ -13,6 +13,7 @@ import { LoginThrottle } from './http/login-throttle.ts';
 import { ActionRunner, type EventRunner } from './runs/runner.ts';
 import { RunStore } from './runs/store.ts';
 import { triggerRoutes } from './runs/http-triggers.ts';
+import type { AppValuesSource } from '../secrets/app-values.ts';
 
 export type { EventRunner, TriggerEvent } from './runs/runner.ts';
 
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
   builderCustomer(request: FastifyRequest): Promise<string>;
   /** APPBUILDER_APP_RATE_LIMIT and the sign-up and log-in limits; none when left out. */
   rateLimits?: RateLimitSettings;
+  /** The apps' variables and secrets (`env`, `secrets`; secrets/app-values.ts); none when left out. */
+  appValues?: AppValuesSource;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -39,7 +42,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
   const afterCommit = new AfterCommit();
   const auth = new EndUserAuth(db, new AppKeys(db, options.masterKey), afterCommit);
   const runs = new RunStore(db);
-  const runner = new ActionRunner(db, afterCommit, runs);
+  const runner = new ActionRunner(db, afterCommit, runs, {}, options.appValues);
   const limits = options.rateLimits ?? NO_RATE_LIMITS;
   return {
     registry,
@@ -54,6 +57,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         registry,
         auth,
         builderCustomer: options.builderCustomer,
+        appValues: options.appValues,
         rateLimits: new AppRateLimits(limits.appPerMinute),
         sources: [resourceRoutes(db, afterCommit), authRoutes(auth, new LoginThrottle(limits)), docsRoutes(appsPath, limits), triggerRoutes(runner)],
       })(fastify);

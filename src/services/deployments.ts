@@ -14,6 +14,7 @@ import { checkMigration } from './migration-check.ts';
 import { purgeFields } from './purge.ts';
 import type { ApplicationService } from './applications/service.ts';
 import type { Application } from './applications/view.ts';
+import { checkConfigReferences } from '../secrets/references.ts';
 
 /**
  * Publishing: a `deployment` job migrates the app's schema to the version and then
@@ -43,6 +44,8 @@ export class DeploymentService {
     const definition = await this.versionScode(applicationId, version);
     // A conversion that would fail on stored rows is refused now (409), not by a failed job.
     await checkMigration(this.db, applicationId, definition);
+    // Every variable and secret the version reads must be set (DESIGN §11).
+    await checkConfigReferences(this.db, applicationId, definition);
     await this.applications.submitJob(customerId, applicationId, 'deployment', { serverVersion: version });
     return this.applications.get(customerId, applicationId);
   }

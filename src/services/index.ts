@@ -14,6 +14,8 @@ import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { FrontendBundleService } from './frontend-bundles.ts';
 import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
 import { RunService } from './runs.ts';
+import { ConfigurationService } from './configuration.ts';
+import type { AppValuesCache } from '../secrets/app-values.ts';
 import { AssistantService } from '../assistant/service.ts';
 import { plannerFor } from '../assistant/planners/index.ts';
 import { BuilderService } from './builders.ts';
@@ -36,6 +38,7 @@ export interface Services {
   frontendBundles: FrontendBundleService;
   integrationPrompts: IntegrationPromptService;
   runs: RunService;
+  configuration: ConfigurationService;
   assistant: AssistantService;
   builders: BuilderService;
   audit: AuditService;
@@ -47,9 +50,11 @@ export interface ServiceDependencies {
   jobs: JobStore;
   queue: JobQueue;
   registry: DeploymentRegistry;
+  /** This process's cache of apps' variables and secrets (forgotten at once after a write here). */
+  appValues?: AppValuesCache;
 }
 
-export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry }: ServiceDependencies): Promise<Services> {
+export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues }: ServiceDependencies): Promise<Services> {
   const apiClients = new ApiClientService(db);
   const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
   return {
@@ -71,6 +76,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications),
+    configuration: new ConfigurationService(db, masterKey, appValues),
     assistant: new AssistantService(db, applications, plannerFor(config.assistant)),
     builders: new BuilderService(db),
     audit: new AuditService(db),

@@ -3,6 +3,13 @@ import { openPglite, openPostgres, type Db, type Driver } from '../../src/storag
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * A fixed master key for every service a test starts (in this process or a child it spawns):
+ * a service over PostgreSQL, or over a database handed to it, refuses to start without one (DESIGN §11).
+ */
+export const TEST_MASTER_KEY = Buffer.alloc(32, 0x5a).toString('base64');
+process.env.APPBUILDER_MASTER_KEY ||= TEST_MASTER_KEY;
+
 let postgresAnswers: Promise<boolean> | undefined;
 
 /** Whether PostgreSQL answers; CI must have it, so there its absence is an error, not a skip. */

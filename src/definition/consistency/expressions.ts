@@ -29,7 +29,9 @@ export function checkExpressions(def: AppDefinition, checker: ExpressionChecker)
   for (const site of collectExpressions(def)) {
     const verdict = safely(() => checker.check(site));
     if (!verdict.ok) {
-      problems.push({ path: site.path, message: `Invalid ${site.scope} expression: ${verdict.message}` });
+      // Secrets exist only where an effect binds its params, so they cannot reach answers or records.
+      const message = /^Unknown variable: secrets\b/.test(verdict.message) ? 'secrets.NAME is readable only in effect bindParams' : verdict.message;
+      problems.push({ path: site.path, message: `Invalid ${site.scope} expression: ${message}` });
       continue;
     }
     const budget = checker.budget ? safely(() => checker.budget!(site)) : { ok: true as const };

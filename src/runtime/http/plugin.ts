@@ -8,6 +8,7 @@ import type { EndUserAuth } from './end-user-auth.ts';
 import { buildAppRouter, type AppRouter, type RouteSource } from './router.ts';
 import type { AppRateLimits } from './rate-limits.ts';
 import type { AppResponse } from './types.ts';
+import type { AppValuesSource } from '../../secrets/app-values.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -18,6 +19,8 @@ export interface GeneratedAppsOptions {
   sources: RouteSource[];
   /** APPBUILDER_APP_RATE_LIMIT, counted per address, end user or API client. */
   rateLimits?: AppRateLimits;
+  /** The apps' variables and secrets (`env`, `secrets`; DESIGN §11), read for each request. */
+  appValues?: AppValuesSource;
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
@@ -104,6 +107,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           headers: request.headers,
           caller,
           address: request.ip,
+          ...(options.appValues ? { values: await options.appValues.forApplication(applicationId) } : {}),
         });
         return send(reply, response);
       },

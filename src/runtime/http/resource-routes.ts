@@ -8,8 +8,8 @@ import type { AfterCommit } from './after-commit.ts';
 import type { RouteSource } from './router.ts';
 import type { AppRequest, AppRoute } from './types.ts';
 
-function readContext(caller: Caller): ReadContext {
-  return { auth: authOf(caller), operation: 'read', now: new Date(), bypassRules: bypassesRules(caller) };
+function readContext(caller: Caller, env: Record<string, string> = {}): ReadContext {
+  return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller) };
 }
 
 function intParam(request: AppRequest, name: string, fallback: number, max: number): number {
@@ -29,7 +29,7 @@ function textParam(request: AppRequest, name: string): string | undefined {
 function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit: AfterCommit): AppRoute[] {
   const base = `/${model.resource}`;
   const readBack = async (request: AppRequest, id: string, status: number) => {
-    const record = await getRecord(db, app, model, id, readContext(request.caller));
+    const record = await getRecord(db, app, model, id, readContext(request.caller, request.values?.env));
     return { status, body: record ?? { id } };
   };
   return [
@@ -38,7 +38,7 @@ function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit
       path: base,
       handler: async (request) => {
         const page = await listRecords(db, app, model, {
-          ctx: readContext(request.caller),
+          ctx: readContext(request.caller, request.values?.env),
           limit: Math.max(1, intParam(request, 'limit', 20, 1000)),
           offset: intParam(request, 'offset', 0, Number.MAX_SAFE_INTEGER),
           sort: textParam(request, 'sort'),
@@ -52,7 +52,7 @@ function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit
       path: `${base}/:id`,
       handler: async (request) => {
         checkId(model, request.params.id);
-        const record = await getRecord(db, app, model, request.params.id, readContext(request.caller));
+        const record = await getRecord(db, app, model, request.params.id, readContext(request.caller, request.values?.env));
         if (!record) throw recordNotFound(model, request.params.id);
         return { status: 200, body: record };
       },

@@ -1,3 +1,4 @@
+import type { AppValues } from '../../secrets/app-values.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CompiledApp } from '../compiled-app.ts';
 import type { Caller } from '../caller.ts';
@@ -15,6 +16,8 @@ export interface AppRequest {
   caller: Caller;
   /** The client's address (what rate limits count by). */
   address?: string;
+  /** The application's variables and secrets now (secrets/app-values.ts); none when not configured. */
+  values?: AppValues;
 }
 
 /** What a handler answers; `json` is sent as is when set (JSON built by PostgreSQL). */

@@ -12,7 +12,7 @@ import { authOf } from '../caller.ts';
 import type { CompiledApp } from '../compiled-app.ts';
 import type { RouteSource } from '../http/router.ts';
 import type { AppRequest, AppResponse, AppRoute } from '../http/types.ts';
-import { appEnv, type ActionRunner } from './runner.ts';
+import type { ActionRunner } from './runner.ts';
 import type { Run } from './store.ts';
 import { selectorsMatch, type TriggerVariables } from './trigger-inputs.ts';
 
@@ -33,8 +33,8 @@ function requestInfo(request: AppRequest): RequestInfo {
   };
 }
 
-function variablesOf(app: CompiledApp, request: AppRequest): TriggerVariables {
-  return { request: requestInfo(request) as Record<string, unknown>, auth: authOf(request.caller), env: appEnv(app), now: new Date() };
+function variablesOf(request: AppRequest): TriggerVariables {
+  return { request: requestInfo(request) as Record<string, unknown>, auth: authOf(request.caller), env: request.values?.env ?? {}, now: new Date() };
 }
 
 function problemResponse(status: number, detail: string, errors: ProblemDetail[], extra: Record<string, unknown>, runId: string): AppResponse {
@@ -68,15 +68,15 @@ async function runTrigger(runner: ActionRunner, app: CompiledApp, trigger: Trigg
     const message =
       `This request went through ${hops} http.request hops (${HOPS_HEADER}); an HTTP trigger answers at most ${MAX_TRIGGER_HOPS}. ` +
       'Does the action call its own application?';
-    const spec = { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: request.caller, initialState: {}, request: info };
+    const spec = { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: request.caller, initialState: {}, request: info, ...(request.values ? { values: request.values } : {}) };
     const run = await runner.refuse(spec, { message, code: 'hop_limit', effectId: null, status: LOOP_DETECTED });
     const loop = { type: 'https://appbuilder.dev/problems/loop-detected', title: 'Loop Detected', code: 'hop_limit', runId: run.id };
     return problemResponse(LOOP_DETECTED, message, [{ path: `/headers/${HOPS_HEADER}`, message: `is ${hops}, more than ${MAX_TRIGGER_HOPS}` }], loop, run.id);
   }
   const prepared = await runner.prepare(
-    { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: request.caller, initialState: {}, request: info },
+    { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: request.caller, initialState: {}, request: info, ...(request.values ? { values: request.values } : {}) },
     trigger,
-    variablesOf(app, request),
+    variablesOf(request),
   );
   if (!prepared.ok) {
     const detail = prepared.run.error?.message ?? 'The request does not pass the trigger validation.';
@@ -97,7 +97,7 @@ export function triggerRoutes(runner: ActionRunner): RouteSource {
           method: http.method,
           path: http.path,
           handler: (request) => runTrigger(runner, app, trigger, request),
-          ...(selectors.length > 0 ? { select: (request: AppRequest) => selectorsMatch(app, selectors, variablesOf(app, request)) } : {}),
+          ...(selectors.length > 0 ? { select: (request: AppRequest) => selectorsMatch(app, selectors, variablesOf(request)) } : {}),
         },
       ];
     });

@@ -19,6 +19,8 @@ import { actionRunsTotal } from './metrics.ts';
 import type { Run, RunInputRecord, RunStore } from './store.ts';
 import { storedError, storedRun } from './stored-run.ts';
 import { buildInitialState, failedValidations, type TriggerVariables } from './trigger-inputs.ts';
+import { NO_VALUES, type AppValues, type AppValuesSource } from '../../secrets/app-values.ts';
+import { redactValues } from '../../secrets/redaction.ts';
 
 /** An event as the dispatcher hands it over (`previous` on `{Model}.updated`). */
 export interface TriggerEvent {
@@ -41,6 +43,8 @@ export interface RunSpec {
   initialState: Record<string, unknown>;
   request?: RequestInfo;
   event?: EventInfo & { previous?: Record<string, unknown> };
+  /** The app's variables and secrets as the request read them; else read when the run starts. */
+  values?: AppValues;
 }
 
 /** Thrown inside the transaction to roll it back once the run record is safe outside. */
@@ -55,11 +59,6 @@ function storedRequest(request: RequestInfo | undefined): Record<string, unknown
   return { ...request, headers };
 }
 
-/** The configuration variables of an app (`env` in expressions). None are configurable yet. */
-export function appEnv(_app: CompiledApp): Record<string, string> {
-  return {};
-}
-
 function usesHandlers(action: Action): boolean {
   return action.onError !== undefined || action.effects.some((effect) => effect.onError !== undefined);
 }
@@ -70,13 +69,16 @@ export class ActionRunner implements EventRunner {
     private readonly afterCommit: AfterCommit,
     private readonly store: RunStore,
     private readonly limits: RunLimits = {},
+    /** The apps' variables and secrets (DESIGN §11); none when left out (test runs of the management API). */
+    private readonly values: AppValuesSource = { forApplication: async () => NO_VALUES },
   ) {}
 
   async runEventTrigger(served: ServedApp, trigger: Trigger, event: TriggerEvent): Promise<{ id: string; status: 'succeeded' | 'failed' }> {
     const app = served.compiled;
     const eventInfo = { name: event.name, payload: event.payload, ...(event.previous ? { previous: event.previous } : {}) };
-    const vars: TriggerVariables = { event: eventInfo, auth: null, env: appEnv(app), now: new Date() };
-    const spec: RunSpec = { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: { kind: 'system' }, initialState: {}, event: eventInfo };
+    const values = await this.values.forApplication(app.applicationId);
+    const vars: TriggerVariables = { event: eventInfo, auth: null, env: values.env, now: new Date() };
+    const spec: RunSpec = { app, triggerId: trigger.trigger.id, actionId: trigger.actionId, caller: { kind: 'system' }, initialState: {}, event: eventInfo, values };
     const prepared = await this.prepare(spec, trigger, vars);
     const run = prepared.ok ? await this.run(prepared.spec) : prepared.run;
     return { id: run.id, status: run.status };
@@ -116,6 +118,7 @@ export class ActionRunner implements EventRunner {
   async refuse(spec: RunSpec, error: RunError & { errors?: ProblemDetail[] }): Promise<Run> {
     const now = new Date();
     const { errors, ...runError } = error;
+    spec = { ...spec, values: spec.values ?? (await this.values.forApplication(spec.app.applicationId)) };
     const run = this.#record(spec, uuidv7(), now, 0, {
       status: 'failed',
       result: null,
@@ -134,6 +137,8 @@ export class ActionRunner implements EventRunner {
     const startedAt = new Date();
     const started = performance.now();
     const action = spec.app.definition.actions.find((a) => a.id === spec.actionId);
+    const values = spec.values ?? (await this.values.forApplication(spec.app.applicationId));
+    spec = { ...spec, values };
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
     if (!action) {
       const error = { message: `The application has no action '${spec.actionId}'.`, code: 'unknown_action', effectId: null, status: 500 };
@@ -141,7 +146,7 @@ export class ActionRunner implements EventRunner {
       if (mode === 'commit') await this.store.insert(run);
       return run;
     }
-    const env = appEnv(spec.app);
+    const env = values.env;
     const deferred = mode === 'commit' && spec.request !== undefined;
     let run: Run | undefined;
     let data: TransactionData | undefined;
@@ -156,6 +161,7 @@ export class ActionRunner implements EventRunner {
           ...(spec.request ? { request: spec.request } : {}),
           ...(spec.event ? { event: spec.event } : {}),
           env,
+          secrets: values.secrets,
           caller: spec.caller,
         },
         { data, emit: (name, payload) => recordEvent(trx, spec.app, name, payload) },
@@ -190,7 +196,8 @@ export class ActionRunner implements EventRunner {
       authId: auth ? auth.id : null,
       caller: spec.caller.kind,
     };
-    return {
+    // Secret values never leave the run: not in its record, its answer, its error (DESIGN §11).
+    return redactValues({
       id,
       applicationId: spec.app.applicationId,
       serverVersion: spec.app.serverVersion,
@@ -206,6 +213,6 @@ export class ActionRunner implements EventRunner {
       startedAt: startedAt.toISOString(),
       completedAt: new Date(startedAt.getTime() + durationMs).toISOString(),
       durationMs,
-    };
+    } satisfies Run, spec.values?.secretValues ?? []);
   }
 }

@@ -1,0 +1,27 @@
+// Secret values never leave a run (DESIGN §11): every string of a run record, a step's output,
+// an error message or an answer built from them has each secret value of its application
+// replaced by `[redacted]`, wherever in the string it appears. Credential headers are already
+// dropped or redacted by name (runtime/runs/stored-run.ts).
+export const REDACTED = '[redacted]';
+
+/** `text` with every occurrence of each value replaced; `values` longest first (a value may contain another). */
+export function redactText(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  return out;
+}
+
+/** A copy of `value` (JSON-like) with every string, member names included, redacted. */
+export function redactValues<T>(value: T, values: readonly string[]): T {
+  if (values.length === 0) return value;
+  return walk(value, values) as T;
+}
+
+function walk(value: unknown, values: readonly string[]): unknown {
+  if (typeof value === 'string') return redactText(value, values);
+  if (Array.isArray(value)) return value.map((item) => walk(item, values));
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([name, inner]) => [redactText(name, values), walk(inner, values)]));
+  }
+  return value;
+}
