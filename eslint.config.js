@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', '.appbuilder', 'dist', 'coverage', 'test-artifacts', 'docs'] },
+  { ignores: ['node_modules', '.appbuilder', 'dist', 'coverage', 'test-artifacts', 'docs', 'src/sdk/generated'] },
   ...tseslint.configs.recommended,
   {
     rules: {

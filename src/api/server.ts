@@ -12,6 +12,8 @@ import { registerMetrics } from './metrics.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 import { registerRequestScopes } from '../storage/request-scope.ts';
 import { ProblemSchema } from './schemas.ts';
+import { LICENSE, namedSchemaOptions } from './openapi.ts';
+import './named-schemas.ts';
 import { validatorCompiler } from './validation.ts';
 import { useJsonBodies } from './json-body.ts';
 import { logRequests, loggerOptions, type LogOptions } from './logging.ts';
@@ -72,12 +74,16 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
   });
   registerMetrics(app, config.metricsPublic);
 
+  // Named components and `$ref`s, validator keywords out, described tags (api/openapi.ts).
+  const named = namedSchemaOptions(app);
   await app.register(swagger, {
+    ...named.options,
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'appbuilder', version: INTERFACE_VERSION, description: 'Application builder service: management API.' },
+      info: { title: 'appbuilder', version: INTERFACE_VERSION, description: 'Application builder service: management API.', license: LICENSE },
       servers: [{ url: '/' }],
       components: {
+        schemas: named.schemas,
         securitySchemes: {
           builderBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           apiClient: { type: 'apiKey', in: 'header', name: 'x-svc-api-client' },

@@ -4,6 +4,8 @@
  * is walked without touching the tests.
  */
 
+import SwaggerParser from '@apidevtools/swagger-parser';
+
 type Schema = Record<string, unknown>;
 
 export interface Operation {
@@ -29,7 +31,9 @@ interface OperationObject {
 export async function listOperations(baseUrl: string, documentPath = '/v1/openapi.json'): Promise<Operation[]> {
   const response = await fetch(`${baseUrl}${documentPath}`);
   if (response.status !== 200) throw new Error(`${documentPath} answered ${response.status}`);
-  const spec = (await response.json()) as { paths: Record<string, Record<string, OperationObject>> };
+  const document = (await response.json()) as Parameters<typeof SwaggerParser.dereference>[0];
+  // Shared schemas are `$ref`s to named components: resolved, so each body schema reads whole.
+  const spec = (await SwaggerParser.dereference(document)) as unknown as { paths: Record<string, Record<string, OperationObject>> };
   return Object.entries(spec.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       method: method.toUpperCase(),

@@ -20,7 +20,7 @@ export interface FrontendRouteOptions {
   retryAfterSeconds?: number;
 }
 
-const IntegrationPromptsSchema = Type.Object(
+export const IntegrationPromptsSchema = Type.Object(
   {
     buildFrontend: Type.String({ description: 'Markdown prompt: build a UI on this API.' }),
     testApi: Type.String({ description: 'Markdown prompt: write an end-to-end test suite for this API.' }),

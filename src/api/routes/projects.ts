@@ -6,6 +6,9 @@ import { ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 
 export const ProjectSchema = Type.Object({ id: Uuid, name: Type.String(), components: Type.Array(Type.String()) }, { $id: 'Project' });
 
+/** The spec's "project list item": a project's members, under its own name in the document. */
+export const ProjectListItemSchema = Type.Object(ProjectSchema.properties, { $id: 'ProjectListItem' });
+
 const ProjectParams = Type.Object({ projectId: Uuid });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Components = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
@@ -45,7 +48,7 @@ export function projectRoutes(services: Services): FastifyPluginAsyncTypebox {
           operationId: 'listProjects',
           summary: 'List projects',
           querystring: PageQuery,
-          response: { 200: ListEnvelope(ProjectSchema), ...problemResponses() },
+          response: { 200: ListEnvelope(ProjectListItemSchema), ...problemResponses() },
         },
       },
       async (request) => {

@@ -9,7 +9,7 @@ import { ifMatchOf } from '../if-match.ts';
 
 const ServerVersion = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'A semver major.minor.patch' });
 
-const VersionSchema = Type.Object({
+export const VersionSchema = Type.Object({
   id: Uuid,
   applicationId: Uuid,
   serverVersion: Type.String(),
