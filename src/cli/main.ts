@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { serveCommand } from './serve.ts';
 import { initCommand } from './init.ts';
+import { rotateMasterKeyCommand } from './rotate-master-key.ts';
 
 function port(value: string): number {
   const parsed = Number(value);
@@ -26,6 +27,12 @@ program
   .option('--name <name>', 'customer name')
   .option('--admin', 'make the client a platform administrator (default when the store is empty)')
   .action(initCommand);
+
+program
+  .command('rotate-master-key')
+  .description('Re-wrap every data key under a new master key in one transaction (stop the service first)')
+  .option('--new-key-file <path>', 'a file holding the new key (32 bytes, base64); default with the embedded store: a new key file replaces the old')
+  .action(rotateMasterKeyCommand);
 
 try {
   await program.parseAsync(process.argv);
