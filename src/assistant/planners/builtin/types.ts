@@ -39,7 +39,7 @@ const NAME_HINTS: ReadonlyArray<readonly [RegExp, PrimitiveType]> = [
   [/(?:^|\s)at$|timestamp|date ?time/i, 'p_DATE_TIME'],
   [/date|deadline|birthday|\bdue\b|\bday\b|(?:^|\s)on$/i, 'p_DATE'],
   [/(?:^|\s)time$/i, 'p_TIME'],
-  [/price|cost|budget|salary|fee|revenue|amount|value/i, 'p_CURRENCY_AMOUNT'],
+  [/\b(?:price|cost|budget|salary|fee|revenue|amount|value)\b/i, 'p_CURRENCY_AMOUNT'],
   [/rating|stars/i, 'p_STAR_RATING'],
   [/phone|mobile/i, 'p_PHONE_NUMBER'],
   [/address/i, 'p_ADDRESS'],
@@ -47,7 +47,7 @@ const NAME_HINTS: ReadonlyArray<readonly [RegExp, PrimitiveType]> = [
   [/photo|image|picture|avatar|logo|cover/i, 'p_IMAGE'],
   [/video/i, 'p_VIDEO'],
   [/attachment|file|document|resume/i, 'p_FILE'],
-  [/count|number of|quantity|pages|copies|estimate|hours|minutes|points|score|age|year|size|weight|height|stock|seats|capacity|probability|percent/i, 'p_NUMBER'],
+  [/\b(?:count|number of|quantity|pages|copies|estimate|hours|minutes|points|score|age|year|size|weight|height|stock|seats|capacity|probability|percent)\b/i, 'p_NUMBER'],
   [/^(?:is|has|can|should) |^(?:active|archived|done|completed|paid|published|verified|pinned|flagged|urgent)$/i, 'p_BOOLEAN'],
 ];
 

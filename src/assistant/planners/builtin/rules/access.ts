@@ -8,6 +8,16 @@ import type { AccessRule, Model } from '../../../../definition/schema.ts';
 import { Unclear, modelOf, type Context, type Rule, type Step } from '../context.ts';
 import { ownerFieldOf } from '../names.ts';
 
+/** Verbs naming one operation; the others (change, edit, write, manage) mean every write. */
+const OPERATION_OF: Record<string, string> = {
+  create: "operation == 'create'",
+  add: "operation == 'create'",
+  update: "operation == 'update'",
+  modify: "operation == 'update'",
+  delete: "operation == 'delete'",
+  remove: "operation == 'delete'",
+};
+
 const PUBLIC_READ = "operation == 'read'";
 const SIGNED_IN_READ = "auth != null && operation == 'read'";
 
@@ -77,7 +87,7 @@ export const access: Rule = (sentence, ctx) => {
     const model = must(ctx, m[3]);
     const not = `(auth == null || auth.${role.field} != '${role.value}')`;
     const reads = /see|read|view|access/i.test(m[2]);
-    const criteria = reads ? not : `operation != 'read' && ${not}`;
+    const criteria = reads ? not.slice(1, -1) : `${OPERATION_OF[m[2].toLowerCase()] ?? "operation != 'read'"} && ${not}`;
     return withRules(model, [{ access: 'deny', criteria }], false, `Only users whose ${role.field} is ${role.value} may ${reads ? 'see' : 'change'} ${model.name} records.`);
   }
   return null;

@@ -29,6 +29,12 @@ export function newFieldOf(phrase: string, tail = ''): NewField {
     type ??= typeOfPhrase(typed[2]);
     namePhrase = typed[1];
   }
+  // "a starred flag", "an archived checkbox": the last word says the type, the rest is the name.
+  const flag = /^(.+?)\s+(?:flag|checkbox|toggle|boolean|yes\/no)$/i.exec(namePhrase);
+  if (flag) {
+    type ??= 'p_BOOLEAN';
+    namePhrase = flag[1];
+  }
   const name = fieldNameOf(namePhrase);
   if (!name) throw new Unclear(`No field name in "${phrase}".`);
   const enumValues = attributes.enumValues;
