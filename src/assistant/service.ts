@@ -10,6 +10,7 @@ import { jsonb, toIso } from '../storage/sql.ts';
 import { badRequest, conflict, notFound, Problem, type ProblemDetail } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import type { AppDefinition } from '../definition/schema.ts';
+import type { Actor } from '../access/roles.ts';
 import type { ApplicationService } from '../services/applications/service.ts';
 import type { Application } from '../services/applications/view.ts';
 import type { Page } from '../services/projects.ts';
@@ -57,9 +58,17 @@ function toMessage(row: Selectable<AssistantMessagesTable>): AssistantMessage {
   };
 }
 
-/** Sets variables of an application (issue 12's service, when present); absent: `setVariable` is refused. */
+/** Writes an application's variables (services/configuration.ts), joining the apply's transaction. */
 export interface VariableWriter {
-  set(trx: Kysely<ControlPlane>, customerId: string, applicationId: string, name: string, value: string): Promise<void>;
+  put(
+    customerId: string,
+    owner: { kind: 'application'; id: string },
+    kind: 'variable',
+    name: string,
+    value: string,
+    actor: Actor,
+    within?: Kysely<ControlPlane>,
+  ): Promise<unknown>;
 }
 
 export class AssistantService {
@@ -133,9 +142,10 @@ export class AssistantService {
   /**
    * All operations as one change and one version. 409 when the proposal is not `proposed`
    * or the application moved past its base version; the message is marked applied in the
-   * same transaction, so a proposal is applied at most once.
+   * same transaction, so a proposal is applied at most once. Its variables are set in that
+   * transaction too: a refused one (a secret of that name: 409) undoes the whole change.
    */
-  async apply(customerId: string, projectId: string, messageId: string): Promise<Application> {
+  async apply(customerId: string, projectId: string, messageId: string, actor: Actor): Promise<Application> {
     const message = await this.messageRow(this.kysely, customerId, projectId, messageId);
     const proposal = applicable(message);
     return this.applications.change(customerId, message.application_id, (def) => applyOperations(def, proposal.operations), {
@@ -145,7 +155,8 @@ export class AssistantService {
         const locked = await this.messageRow(tables, customerId, projectId, messageId, true);
         applicable(locked);
         for (const op of proposal.operations) {
-          if (op.op === 'setVariable') await this.variables!.set(trx, customerId, message.application_id, op.name, op.value);
+          // Variables live beside the definition: written by their own service in this transaction.
+          if (op.op === 'setVariable') await this.variables!.put(customerId, { kind: 'application', id: message.application_id }, 'variable', op.name, op.value, actor, trx);
         }
         const applied: Proposal = { ...proposal, status: 'applied', appliedVersion: versions.next };
         await tables.updateTable('appbuilder.assistant_messages').set({ proposal: jsonb(applied) }).where('id', '=', messageId).execute();

@@ -3,7 +3,7 @@
 // name is a variable or a secret, never both, across a project and its applications (409).
 // No answer of this service ever carries a secret's value. Every write is one transaction and
 // sends a notice (secrets/app-values.ts) so every process reads the new value at once.
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Actor } from '../access/roles.ts';
 import { conflict, notFound } from '../errors.ts';
 import { notifyConfigChange, type AppValuesCache } from '../secrets/app-values.ts';
@@ -12,6 +12,7 @@ import { seal, valueAad } from '../secrets/envelope.ts';
 import { checkName, checkValue } from '../secrets/names.ts';
 import { withSecretTables, type ConfigValuesTable, type SecretsExecutor, type ValueKind } from '../secrets/tables.ts';
 import type { Db } from '../storage/db.ts';
+import type { ControlPlane } from '../storage/tables.ts';
 import { jsonb, toIso } from '../storage/sql.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import type { Selectable } from 'kysely';
@@ -85,16 +86,27 @@ export class ConfigurationService {
     return row;
   }
 
-  /** Creates or replaces a value; `created` tells which (201 or 200). */
-  async put(customerId: string, owner: Owner, kind: ValueKind, name: string, value: string, actor: Actor): Promise<{ created: boolean; row: Row }> {
+  /**
+   * Creates or replaces a value; `created` tells which (201 or 200). `within`: a transaction of the
+   * caller's that the write joins (an assistant proposal applies its variables with its change).
+   */
+  async put(
+    customerId: string,
+    owner: Owner,
+    kind: ValueKind,
+    name: string,
+    value: string,
+    actor: Actor,
+    within?: Kysely<ControlPlane>,
+  ): Promise<{ created: boolean; row: Row }> {
     checkName(name);
     checkValue(value);
-    // The data key is made outside the write: harmless if the write fails, and never cached unstored.
-    const dataKey = kind === 'secret' ? await this.ownerDataKey(customerId, owner) : null;
-    const result = await this.db.kysely.transaction().execute(async (trx) => {
+    const write = async (trx: Kysely<ControlPlane>) => {
       const db = withSecretTables(trx);
       const found = await this.owner(db, customerId, owner, true);
       await this.refuseOtherKind(db, found, kind, name);
+      // In the transaction: a refused write leaves no data key behind either.
+      const dataKey = kind === 'secret' ? await this.dataKeys.key(owner, trx) : null;
       const existing = await db.selectFrom('appbuilder.config_values').selectAll().where('owner_id', '=', owner.id).where('name', '=', name).executeTakeFirst();
       const version = existing ? existing.version + 1 : 1;
       const stored = dataKey ? { value: null, sealed_value: seal(value, dataKey, valueAad(owner.id, name, version)) } : { value, sealed_value: null };
@@ -126,7 +138,8 @@ export class ConfigurationService {
       }
       await notifyConfigChange(trx, owner.kind, owner.id);
       return { created: !existing, row };
-    });
+    };
+    const result = within ? await write(within) : await this.db.kysely.transaction().execute(write);
     this.forget(owner);
     return result;
   }
@@ -145,11 +158,6 @@ export class ConfigurationService {
 
   private forget(owner: Owner): void {
     this.cache?.noticed(`${owner.kind}:${owner.id}`);
-  }
-
-  private async ownerDataKey(customerId: string, owner: Owner): Promise<Buffer> {
-    await this.owner(withSecretTables(this.db.kysely), customerId, owner);
-    return this.dataKeys.key(owner);
   }
 
   /** The owner within the customer (404 otherwise), locked for a write so names are checked and set under one lock. */

@@ -57,6 +57,7 @@ export interface ServiceDependencies {
 export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues }: ServiceDependencies): Promise<Services> {
   const apiClients = new ApiClientService(db);
   const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
+  const configuration = new ConfigurationService(db, masterKey, appValues);
   return {
     db,
     config,
@@ -76,8 +77,8 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications),
-    configuration: new ConfigurationService(db, masterKey, appValues),
-    assistant: new AssistantService(db, applications, plannerFor(config.assistant)),
+    configuration,
+    assistant: new AssistantService(db, applications, plannerFor(config.assistant), configuration),
     builders: new BuilderService(db),
     audit: new AuditService(db),
   };

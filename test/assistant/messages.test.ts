@@ -118,6 +118,30 @@ describe.each(drivers)('assistant messages (%s)', (driver) => {
     expect((await versionsOf(app.id)).metadata.total).toBe(1);
   });
 
+  it('setVariable goes through the variables service in the same change; a refused variable undoes it all', async () => {
+    const app = await createTodoApp(tenant);
+    const reply = await ask(app.id, 'Set the variable SUPPORT_EMAIL to help@example.com. Add a priority to to-dos: low or high.');
+    expect(reply.body.proposal!.status).toBe('proposed');
+    expect(reply.body.proposal!.operations[0]).toEqual({ op: 'setVariable', name: 'SUPPORT_EMAIL', value: 'help@example.com' });
+    const applied = await tenant.api.post<AppReply>(`${messages()}/${reply.body.id}/apply`);
+    expect(applied.status).toBe(200);
+    const variable = await tenant.api.get<{ name: string; value: string }>(`/v1/applications/${app.id}/variables/SUPPORT_EMAIL`);
+    expect(variable.status).toBe(200);
+    expect(variable.body).toMatchObject({ name: 'SUPPORT_EMAIL', value: 'help@example.com' });
+
+    // A secret already holds the name: the variable is refused (409) and the definition stays as it was.
+    const other = await createTodoApp(tenant);
+    expect((await tenant.api.put(`/v1/applications/${other.id}/secrets/SUPPORT_KEY`, { value: 's3cret-value' })).status).toBe(201);
+    const clash = await ask(other.id, 'Add a priority to to-dos: low or high. Set the variable SUPPORT_KEY to abc.');
+    expect(clash.body.proposal!.status).toBe('proposed');
+    const refused = await tenant.api.post<Problem>(`${messages()}/${clash.body.id}/apply`);
+    expect(refused.status).toBe(409);
+    expect(refused.text).not.toContain('s3cret-value');
+    expect((await tenant.api.get<AppReply>(`/v1/applications/${other.id}`)).body.scode).toEqual(other.scode);
+    expect((await versionsOf(other.id)).metadata.total).toBe(1);
+    expect((await tenant.api.get<List>(`${messages()}?applicationId=${other.id}`)).body.items[1].proposal!.status).toBe('proposed');
+  });
+
   it('hostile input: empty and oversized messages are 400 naming /content; prompt injection is a harmless unsupported reply', async () => {
     const app = await createTodoApp(tenant);
     for (const content of ['', '   \n\t ']) {

@@ -95,7 +95,7 @@ export function assistantRoutes(assistant: AssistantService): FastifyPluginAsync
           response: { 200: ApplicationSchema, ...problemResponses(404, 409) },
         },
       },
-      async (request) => assistant.apply(request.principal.customerId, request.params.projectId, request.params.messageId),
+      async (request) => assistant.apply(request.principal.customerId, request.params.projectId, request.params.messageId, request.principal.actor),
     );
 
     app.post(
