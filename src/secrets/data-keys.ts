@@ -23,11 +23,14 @@ export class DataKeys {
     private readonly masterKey: Buffer,
   ) {}
 
-  /** The owner's data key, created (wrapped, stored) the first time. */
-  async key(owner: Owner, executor: Executor = this.db.kysely): Promise<Buffer> {
+  /**
+   * The owner's data key, created (wrapped, stored) the first time. Inside a transaction
+   * (`executor`) a key is not cached: the transaction may still roll its creation back.
+   */
+  async key(owner: Owner, executor?: Executor): Promise<Buffer> {
     const cached = this.cache.get(owner.id);
     if (cached) return cached;
-    const db = withSecretTables(executor);
+    const db = withSecretTables(executor ?? this.db.kysely);
     let row = await db.selectFrom('appbuilder.data_keys').select('wrapped_key').where('owner_id', '=', owner.id).executeTakeFirst();
     if (!row) {
       const table = owner.kind === 'application' ? 'appbuilder.applications' : 'appbuilder.projects';
@@ -49,7 +52,7 @@ export class DataKeys {
       row = await db.selectFrom('appbuilder.data_keys').select('wrapped_key').where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
     }
     const key = open(row.wrapped_key, this.masterKey, dataKeyAad(owner.id));
-    this.cache.set(owner.id, key);
+    if (!executor) this.cache.set(owner.id, key);
     return key;
   }
 }

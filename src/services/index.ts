@@ -76,7 +76,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
       defaultAppUrl: (id) => appUrlOf(config.publicUrl ?? `http://localhost:${config.port}`, config.appsPath, id),
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
-    runs: new RunService(db, applications),
+    runs: new RunService(db, applications, appValues),
     configuration,
     assistant: new AssistantService(db, applications, plannerFor(config.assistant), configuration),
     builders: new BuilderService(db),

@@ -10,6 +10,7 @@ import { ActionRunner } from '../runtime/runs/runner.ts';
 import { RunStore, type Run, type RunFilter } from '../runtime/runs/store.ts';
 import { readPlainRecord } from '../runtime/writes/plain-record.ts';
 import type { ApplicationService } from './applications/service.ts';
+import type { AppValuesSource } from '../secrets/app-values.ts';
 
 export interface ActionTestInput {
   initialState?: Record<string, unknown>;
@@ -25,10 +26,12 @@ export class RunService {
   constructor(
     private readonly db: Db,
     private readonly applications: ApplicationService,
+    /** The apps' variables and secrets, so a test run sees what a real one would (redacted alike). */
+    values?: AppValuesSource,
   ) {
     this.store = new RunStore(db);
     // Test runs always roll back, so nothing is ever announced after a commit.
-    this.runner = new ActionRunner(db, new AfterCommit(), this.store);
+    this.runner = new ActionRunner(db, new AfterCommit(), this.store, {}, values);
   }
 
   async list(customerId: string, applicationId: string, filter: RunFilter): Promise<{ items: Run[]; total: number }> {

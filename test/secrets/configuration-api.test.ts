@@ -106,6 +106,14 @@ describe.each(await availableDrivers())('variables and secrets, on %s', (driver)
     await tenant.api.request('DELETE', `${app}/secrets/BOTH`);
     expect(await rowCount()).toBe(before);
     expect((await tenant.api.get(`${app}/variables/BOTH`)).status).toBe(404);
+    // A refused secret leaves no data key behind for an application that had none.
+    const fresh = (await createTodoApp(tenant)).id;
+    expect((await tenant.api.request('PUT', `/v1/applications/${fresh}/secrets/REGION`, { body: { value: 'x' } })).status).toBe(409);
+    const keys = await sql<{ n: number }>`select count(*)::int as n from appbuilder.data_keys where owner_id = ${fresh}`.execute(t.platform.db.kysely);
+    expect(Number(keys.rows[0].n)).toBe(0);
+    expect((await tenant.api.request('PUT', `/v1/applications/${fresh}/secrets/FRESH`, { body: { value: 'x' } })).status).toBe(201);
+    const made = await sql<{ n: number }>`select count(*)::int as n from appbuilder.data_keys where owner_id = ${fresh}`.execute(t.platform.db.kysely);
+    expect(Number(made.rows[0].n)).toBe(1);
   });
 
   it("answers 404 for another customer's application and project", async () => {
