@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -6,15 +7,18 @@ import type { TSchema } from '@sinclair/typebox';
 /**
  * How the management OpenAPI document names its schemas, for every route group, present or
  * future, with nothing to do in the group itself:
- * - a schema named here (`nameComponents`) or carrying an `$id` is published once, under
- *   `components.schemas.<name>`, and every use of it becomes a `$ref`;
+ * - a schema named here (`nameComponents`), or carrying an `$id` or a `title` that reads as a
+ *   type name, is published once, under `components.schemas.<name>`, and every use of it
+ *   becomes a `$ref` (a second, different schema under a taken name stays inline);
+ * - the problem answers are `components.responses` (`NotFound`…), referenced by each operation;
  * - keywords only our validator reads (`errorMessage` and friends) never reach the document;
  * - tags carry descriptions, `info` a license.
  * The route schemas themselves are never changed: Ajv still validates what it validated.
  */
 
 const REF = '#/components/schemas/';
-const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+/** A name a user could import: `Application`, `AssistantMessage`. */
+const NAME = /^[A-Z][A-Za-z0-9]*$/;
 
 const names = new WeakMap<object, string>();
 /** A named schema by one of its object members, to recognise its shallow copies (`Type.Optional` makes one). */
@@ -39,8 +43,8 @@ function componentName(node: Record<string, unknown>): string | undefined {
     const original = isObject(value) ? byMember.get(value) : undefined;
     if (original && isShallowCopy(node, original)) return names.get(original);
   }
-  const id = node.$id;
-  return typeof id === 'string' && NAME.test(id) ? id : undefined;
+  for (const candidate of [node.$id, node.title]) if (typeof candidate === 'string' && NAME.test(candidate)) return candidate;
+  return undefined;
 }
 
 function isShallowCopy(node: Record<string, unknown>, original: object): boolean {
@@ -61,23 +65,19 @@ export class Components {
     if (Array.isArray(node)) return node.map((item) => this.withRefs(item));
     if (!isObject(node)) return node;
     const name = keepRoot ? undefined : componentName(node);
-    if (name) {
-      this.add(name, node);
-      return { $ref: `${REF}${name}` };
-    }
+    if (name && this.add(name, node)) return { $ref: `${REF}${name}` };
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) out[key] = DATA.has(key) ? value : this.withRefs(value);
     return out;
   }
 
-  private add(name: string, schema: Record<string, unknown>): void {
+  /** False when `name` already names a different schema: this one then stays inline. */
+  private add(name: string, schema: Record<string, unknown>): boolean {
     const body = this.withRefs(schema, true) as Record<string, unknown>;
     delete body.$id;
     const existing = this.schemas[name];
     if (existing === undefined) this.schemas[name] = body;
-    else if (JSON.stringify(existing) !== JSON.stringify(body)) {
-      throw new Error(`OpenAPI: two different schemas are named '${name}'; give one of them another $id or name.`);
-    }
+    return existing === undefined || JSON.stringify(existing) === JSON.stringify(body);
   }
 
   /** The parts of a route schema that hold schemas of bodies; parameters stay as they are (Fastify expands them). */
@@ -106,9 +106,22 @@ const SUBSCHEMA = new Set(['not', 'if', 'then', 'else', 'items', 'contains', 'ad
 const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
 
+/** `anyOf` of one-value branches of one type (TypeBox's union of literals) as the `enum` it means. */
+function literalUnion(schema: Record<string, unknown>): Record<string, unknown> | null {
+  const branches = schema.anyOf;
+  if (!Array.isArray(branches) || branches.length < 2 || schema.type !== undefined || schema.enum !== undefined) return null;
+  const type = (branches[0] as { type?: unknown }).type;
+  const literal = (branch: unknown) =>
+    isObject(branch) && 'const' in branch && branch.type === type && Object.keys(branch).every((key) => key === 'const' || key === 'type');
+  if (typeof type !== 'string' || !branches.every(literal)) return null;
+  const { anyOf: _anyOf, ...rest } = schema;
+  return { ...rest, type, enum: branches.map((branch) => (branch as { const: unknown }).const) };
+}
+
 /** `schema` with the keywords no OpenAPI tool knows removed, at every depth. */
-export function publishedSchema(schema: unknown): unknown {
-  if (!isObject(schema) || Array.isArray(schema)) return schema;
+export function publishedSchema(input: unknown): unknown {
+  if (!isObject(input) || Array.isArray(input)) return input;
+  const schema = literalUnion(input) ?? input;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (!KEYWORDS.has(key) && !key.startsWith('x-')) continue;
@@ -130,19 +143,30 @@ function cleanMedia(content: MediaMap): void {
 
 const PROBLEM_REF = `${REF}Problem`;
 
-/** Error answers are `application/problem+json` (DESIGN §9), described as such rather than "Default Response". */
-function describeProblem(status: string, response: { description?: string; content?: MediaMap }): void {
+type ResponseObject = { description?: string; content?: MediaMap; headers?: Record<string, { schema?: unknown }>; $ref?: string };
+
+/**
+ * An error answer that is a bare problem (DESIGN §9: `application/problem+json`) becomes a reference
+ * to one shared response per status, `#/components/responses/NotFound`: written once, not per operation.
+ */
+function problemResponse(status: string, response: ResponseObject, shared: Record<string, ResponseObject>): ResponseObject {
   const json = response.content?.['application/json'];
-  if (!/^[45]/.test(status) || !json || (json.schema as { $ref?: string } | undefined)?.$ref !== PROBLEM_REF) return;
-  response.content = { 'application/problem+json': json };
-  if (!response.description || response.description === 'Default Response') response.description = `Problem details (${status}).`;
+  const bare = Object.keys(response.content ?? {}).length === 1 && response.headers === undefined;
+  if (!/^[45]\d\d$/.test(status) || !json || !bare || (json.schema as { $ref?: string } | undefined)?.$ref !== PROBLEM_REF) return response;
+  const name = (STATUS_CODES[status] ?? `Status ${status}`).replace(/[^A-Za-z0-9]/g, '');
+  const described = response.description && response.description !== 'Default Response' ? response.description : null;
+  if (described && shared[name] && shared[name].description !== described) {
+    return { description: described, content: { 'application/problem+json': json } };
+  }
+  shared[name] ??= { description: described ?? `${STATUS_CODES[status] ?? status}: problem details (RFC 9457).`, content: { 'application/problem+json': { schema: { $ref: PROBLEM_REF } } } };
+  return { $ref: `#/components/responses/${name}` };
 }
 
 interface OperationObject {
   tags?: string[];
   parameters?: { schema?: unknown }[];
   requestBody?: { content?: MediaMap };
-  responses?: Record<string, { description?: string; content?: MediaMap; headers?: Record<string, { schema?: unknown }> }>;
+  responses?: Record<string, ResponseObject>;
 }
 
 function operationsOf(document: Doc): OperationObject[] {
@@ -185,14 +209,16 @@ export function publishedDocument(document: Doc): Doc {
   const schemas = ((document.components as Doc | undefined)?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) schemas[name] = publishedSchema(schemas[name]);
   const used = new Set<string>();
+  const components = (document.components ??= {}) as Doc;
+  const sharedResponses = ((components.responses ??= {}) as Record<string, ResponseObject>);
   for (const operation of operationsOf(document)) {
     for (const tag of operation.tags ?? []) used.add(tag);
     for (const parameter of operation.parameters ?? []) if (parameter.schema !== undefined) parameter.schema = publishedSchema(parameter.schema);
     cleanMedia(operation.requestBody?.content);
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       cleanMedia(response.content);
-      describeProblem(status, response);
       for (const header of Object.values(response.headers ?? {})) if (header.schema !== undefined) header.schema = publishedSchema(header.schema);
+      (operation.responses as Record<string, ResponseObject>)[status] = problemResponse(status, response, sharedResponses);
     }
   }
   document.tags = [...used].sort().map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
