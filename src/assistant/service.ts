@@ -95,7 +95,7 @@ export class AssistantService {
     const row = await this.applicationOf(customerId, projectId, input.applicationId);
     const receivedAt = Date.now();
     const definition = row.scode as unknown as AppDefinition;
-    const plan = await this.safePlan(text, definition);
+    const plan = await this.safePlan(text, definition, input.applicationId);
     const proposal = dryRun(definition, row.server_version, plan, (ops) => this.checkOutside(ops));
     const userId = uuidv7(receivedAt);
     // Ids are time-ordered: the reply's id is later than the request's even within one millisecond.
@@ -178,9 +178,9 @@ export class AssistantService {
   }
 
   /** A planner failure of any kind is a reply, never a 500. */
-  private async safePlan(text: string, definition: AppDefinition): Promise<Plan> {
+  private async safePlan(text: string, definition: AppDefinition, applicationId: string): Promise<Plan> {
     try {
-      return await this.planner.plan({ text, definition });
+      return await this.planner.plan({ text, definition, applicationId });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       return { operations: [], understood: [], notUnderstood: [], warnings: [], reply: `The assistant could not plan this request: ${clip(reason)}` };

@@ -78,7 +78,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications, appValues),
     configuration,
-    assistant: new AssistantService(db, applications, plannerFor(config.assistant), configuration),
+    assistant: new AssistantService(db, applications, plannerFor(config.assistant, appValues), configuration),
     builders: new BuilderService(db),
     audit: new AuditService(db),
   };

@@ -152,3 +152,39 @@ describe.each(drivers)('LLM planner through an OpenAI-compatible double (%s)', (
     expect((await tenant.api.get<AppReply>(`/v1/applications/${app.id}`)).body.scode).toEqual(app.scode);
   });
 });
+
+describe.each(drivers)("the provider key from the application's secret ASSISTANT_API_KEY (%s)", (driver) => {
+  let t: TestPlatform;
+  let tenant: Tenant;
+  const provider = new ProviderDouble();
+
+  beforeAll(async () => {
+    const url = await provider.start();
+    t = await startTestPlatform(driver, { assistant: { url, model: 'test-model', key: null, timeoutMs: TIMEOUT_MS } });
+    tenant = await createTenant(t, 'OwnKey');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await provider.close();
+  });
+
+  it('uses the secret as the bearer when the environment has no key, and the built-in planner without either', async () => {
+    const ask = (applicationId: string) =>
+      tenant.api.post<MessageReply>(`/v1/projects/${tenant.projectId}/assistant/messages`, { content: 'Add a priority to to-dos: low or high', applicationId });
+    const withoutKey = await createTodoApp(tenant);
+    const builtin = await ask(withoutKey.id);
+    expect(builtin.status).toBe(201);
+    expect(builtin.body.proposal!.status).toBe('proposed');
+    expect(provider.received).toHaveLength(0);
+
+    const withKey = await createTodoApp(tenant);
+    expect((await tenant.api.put(`/v1/applications/${withKey.id}/secrets/ASSISTANT_API_KEY`, { value: 'sk-customer-own-key' })).status).toBe(201);
+    provider.answers.push(plainMessage({ content: 'Which priorities do you want?' }));
+    const viaModel = await ask(withKey.id);
+    expect(viaModel.status).toBe(201);
+    expect(provider.received).toHaveLength(1);
+    expect(provider.received[0].authorization).toBe('Bearer sk-customer-own-key');
+    expect(viaModel.body.content).toContain('Which priorities do you want?');
+    expect(viaModel.text).not.toContain('sk-customer-own-key');
+  });
+});

@@ -4,5 +4,6 @@ import type { Plan } from '../proposals.ts';
 /** Turns a plain-language request about one application into operations (DESIGN §15). */
 export interface Planner {
   readonly name: string;
-  plan(request: { text: string; definition: AppDefinition }): Promise<Plan>;
+  /** `applicationId` lets a planner find the application's own settings (its provider key). */
+  plan(request: { text: string; definition: AppDefinition; applicationId?: string }): Promise<Plan>;
 }
