@@ -81,6 +81,21 @@ describe.each(drivers)('audit trail (%s)', (driver) => {
     }
     expect(new Set(events.body.items.map((e) => e.requestId)).size).toBe(3);
 
+    // A test run started by the builder names it too (once the publish has served the version).
+    for (let i = 0; i < 300; i++) {
+      const now = await a.api.get<Omit<AppReply, 'status'> & { status: { jobs: Job[] } }>(`/v1/applications/${appId}`);
+      const state = now.body.status.jobs.find((j) => j.id === job!.id)?.status;
+      if (state === 'succeeded') break;
+      expect(['queued', 'running']).toContain(state);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const run = await editor.api.post<{ createdBy: unknown; actionId: string }>(
+      `/v1/applications/${appId}/actions/${encodeURIComponent('urn:svc:action:complete-todo')}/test`,
+      {},
+    );
+    expect(run.status, run.text).toBe(200);
+    expect(run.body.createdBy).toEqual(me);
+
     // The API client's own changes carry the client as their actor.
     const own = await createTodoApp(a);
     const clients = await a.api.get<{ items: Array<{ id: string; apiKey: string }> }>('/v1/api-clients');

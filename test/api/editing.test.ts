@@ -149,7 +149,7 @@ describe.each(drivers)('editing endpoints (%s)', (driver) => {
     expect(list.items.map((v) => v.serverVersion)).toEqual(['2.0.1', '2.0.0', '1.0.1']);
     const full = await tenant.api.get<{ items: Array<Record<string, unknown>> }>(`/v1/applications/${app.id}/versions?limit=1&offset=1`);
     expect(full.body.items).toHaveLength(1);
-    expect(Object.keys(full.body.items[0]).sort()).toEqual(['applicationId', 'createdAt', 'id', 'scode', 'serverVersion', 'updatedAt']);
+    expect(Object.keys(full.body.items[0]).sort()).toEqual(['applicationId', 'createdAt', 'createdBy', 'id', 'scode', 'serverVersion', 'updatedAt']);
     expect(full.body.items[0].serverVersion).toBe('2.0.0');
 
     const one = await tenant.api.get<{ scode: AppReply['scode'] }>(`/v1/applications/${app.id}/versions/1.0.1`);

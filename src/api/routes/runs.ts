@@ -4,6 +4,7 @@ import { ActionIdSchema } from '../../definition/schema.ts';
 import type { RunService } from '../../services/runs.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, Uuid, problemResponses } from '../schemas.ts';
+import { ActorSchema } from './application-schemas.ts';
 
 const RunStatusSchema = Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]);
 
@@ -45,6 +46,7 @@ export const RunSchema = Type.Object(
     startedAt: DateTime,
     completedAt: DateTime,
     durationMs: Type.Number(),
+    createdBy: Type.Optional(ActorSchema),
   },
   { description: 'One run of an action.' },
 );

@@ -66,7 +66,7 @@ class RunBuffer {
 
 /** The columns of appbuilder.runs with their types, in the order of the JSON rows insertRuns sends. */
 const RUN_COLUMNS = sql.raw(`id uuid, application_id uuid, server_version text, trigger_id text, action_id text, status text,
-  input json, steps json, result json, response json, error json, started_at timestamptz, completed_at timestamptz, duration_ms double precision`);
+  input json, steps json, result json, response json, error json, started_at timestamptz, completed_at timestamptz, duration_ms double precision, created_by json`);
 
 /**
  * Stores `runs` with ONE statement and ONE parameter (the rows as a JSON array), whatever their
@@ -88,9 +88,10 @@ export async function insertRuns(executor: Executor, runs: readonly Run[]): Prom
     started_at: run.startedAt,
     completed_at: run.completedAt,
     duration_ms: run.durationMs,
+    created_by: run.createdBy ?? null,
   }));
   await sql`${sql.raw(PREPARED)}insert into appbuilder.runs
-    (id, application_id, server_version, trigger_id, action_id, status, input, steps, result, response, error, started_at, completed_at, duration_ms)
+    (id, application_id, server_version, trigger_id, action_id, status, input, steps, result, response, error, started_at, completed_at, duration_ms, created_by)
     select * from json_to_recordset(cast(${JSON.stringify(rows)} as json)) as r(${RUN_COLUMNS})`.execute(executor);
 }
 

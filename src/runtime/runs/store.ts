@@ -6,6 +6,7 @@ import type { JsonValue } from '../../expressions/index.ts';
 import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
 import { insertRuns, runBuffer } from './run-buffer.ts';
 import { storedRun } from './stored-run.ts';
+import type { Actor } from '../../access/roles.ts';
 
 export type RunStatus = 'succeeded' | 'failed';
 
@@ -35,6 +36,8 @@ export interface Run {
   startedAt: string;
   completedAt: string;
   durationMs: number;
+  /** The management caller who started it (a test run); null for runs of the app's own traffic, events and schedules. */
+  createdBy?: Actor | null;
 }
 
 export interface RunFilter {
@@ -60,6 +63,7 @@ interface RunRow {
   started_at: Date | string;
   completed_at: Date | string;
   duration_ms: number | string;
+  created_by?: unknown;
 }
 
 /** Both drivers hand jsonb back parsed (a JSON string result stays a string). */
@@ -83,6 +87,7 @@ function toRun(row: RunRow): Run {
     startedAt: toIso(row.started_at)!,
     completedAt: toIso(row.completed_at)!,
     durationMs: Number(row.duration_ms),
+    createdBy: parsed<Actor | null>(row.created_by) ?? null,
   };
 }
 

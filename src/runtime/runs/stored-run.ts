@@ -6,6 +6,7 @@
 import type { JsonValue } from '../../expressions/index.ts';
 import type { HttpResponse, RunError, StepRecord } from '../actions/types.ts';
 import type { Run, RunInputRecord } from './store.ts';
+import { currentActor } from '../../access/actor-context.ts';
 
 /** Bytes (UTF-8) of one value kept in a run record. */
 export const MAX_STORED_VALUE_BYTES = 1024;
@@ -102,6 +103,8 @@ export function storedRun(run: Run): Run {
     result: storedValue(run.result),
     ...(run.response ? { response: storedResponse(run.response) } : {}),
     ...(run.error ? { error: storedError(run.error) } : {}),
+    // A run started by a management request (a test run) names its caller (DESIGN §10).
+    createdBy: run.createdBy ?? currentActor(),
   };
 }
 
