@@ -39,6 +39,8 @@ const RULES: Rule[] = [
 
 /** At most this many sentences are read; the rest is reported as not read. */
 const MAX_SENTENCES = 20;
+/** A longer sentence is not one plain request; refusing it also bounds the rules' work. */
+const MAX_SENTENCE_LENGTH = 300;
 
 export function planText(text: string, definition: AppDefinition): Plan {
   const ctx: Context = { def: definition };
@@ -46,6 +48,11 @@ export function planText(text: string, definition: AppDefinition): Plan {
   const sentences = sentencesOf(text);
   if (sentences.length > MAX_SENTENCES) plan.warnings.push(`Only the first ${MAX_SENTENCES} sentences were read.`);
   for (const sentence of sentences.slice(0, MAX_SENTENCES)) {
+    if (sentence.length > MAX_SENTENCE_LENGTH) {
+      plan.notUnderstood.push(sentence);
+      plan.warnings.push(`A sentence of more than ${MAX_SENTENCE_LENGTH} characters is not read; say one change per sentence.`);
+      continue;
+    }
     let matched = false;
     for (const rule of RULES) {
       let step;

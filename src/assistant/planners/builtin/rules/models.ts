@@ -45,6 +45,8 @@ export const addModel: Rule = (sentence, ctx) => {
     /^(?:add|create)\s+(?:an?\s+)?(?:new\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\s+with\s+(?:the\s+)?(?:fields?\s+)?(.+)$/.exec(sentence);
   if (!m) return null;
   const [namePhrase, list] = m.length === 4 ? [m[1] ?? m[2], m[3]] : [m[1], m[2]];
+  // "add a priority to the to-do model" names a field of a model, not a new one.
+  if (/\s(?:to|on|for|in|of)\s/i.test(namePhrase)) return null;
   const name = modelNameOf(namePhrase);
   if (!name) return null;
   const fields = list ? itemsOf(list).map((item) => newFieldOf(item)) : [];
