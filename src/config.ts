@@ -32,6 +32,14 @@ export interface Config {
   /** The first lock of an account, seconds; each further lock doubles it (APPBUILDER_AUTH_LOCKOUT). */
   authLockoutSeconds: number;
   metricsPublic: boolean;
+  /** Monitoring (DESIGN §19): the request log on (APPBUILDER_REQUEST_LOG, default on), kept APPBUILDER_REQUEST_LOG_RETENTION days (7). */
+  requestLog: boolean;
+  requestLogRetentionDays: number;
+  /** A served version is `degraded` when its share of 5xx over 5 minutes passes this (APPBUILDER_ALERT_ERROR_RATE, 0–1, default 0.05). */
+  alertErrorRate: number;
+  /** How often health is checked for webhooks, seconds (APPBUILDER_HEALTH_CHECK_INTERVAL, default 30); a failed webhook delivery waits APPBUILDER_WEBHOOK_RETRY seconds (10), doubled each time. */
+  healthCheckSeconds: number;
+  webhookRetrySeconds: number;
   bootstrapClient: { id: string; secret: string } | null;
   /** APPBUILDER_MASTER_KEY (32 bytes, base64) or APPBUILDER_MASTER_KEY_FILE; else a key file beside the data dir. */
   masterKey: string | null;
@@ -86,6 +94,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     authMaxFailures: intFrom(env.APPBUILDER_AUTH_MAX_FAILURES, 5),
     authLockoutSeconds: durationSeconds(env.APPBUILDER_AUTH_LOCKOUT, 60),
     metricsPublic: env.APPBUILDER_METRICS_PUBLIC !== 'false',
+    requestLog: !/^(off|false|0|no)$/i.test(env.APPBUILDER_REQUEST_LOG ?? ''),
+    requestLogRetentionDays: Math.max(1, intFrom(env.APPBUILDER_REQUEST_LOG_RETENTION, 7)),
+    alertErrorRate: Math.min(1, Math.max(0, Number(env.APPBUILDER_ALERT_ERROR_RATE ?? '') || 0.05)),
+    healthCheckSeconds: Math.max(1, intFrom(env.APPBUILDER_HEALTH_CHECK_INTERVAL, 30)),
+    webhookRetrySeconds: durationSeconds(env.APPBUILDER_WEBHOOK_RETRY, 10),
     bootstrapClient: bootstrapId && bootstrapSecret ? { id: bootstrapId, secret: bootstrapSecret } : null,
     masterKey: env.APPBUILDER_MASTER_KEY || null,
     masterKeyFile: env.APPBUILDER_MASTER_KEY_FILE || null,

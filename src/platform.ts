@@ -14,6 +14,7 @@ import { listenForServedChanges } from './runtime/served-notices.ts';
 import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
 import { loadMasterKey, masterKeyFileFor } from './secrets/master-key.ts';
+import { requestLogWriter } from './monitoring/request-log.ts';
 import { AppValuesCache } from './secrets/app-values.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
@@ -72,6 +73,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const runtime = await createRuntime(db, {
       masterKey,
       appValues,
+      requestLog: requestLogFor(db, config),
       builderCustomer: async (request) => {
         const key = request.headers['x-svc-api-client'];
         const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
@@ -95,6 +97,8 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       role === 'all' || role === 'worker'
         ? startRunRetention(db, config.runRetentionSeconds, { onError: (error) => server.log.error({ err: error }, 'run retention sweep failed') })
         : null;
+    // Working processes keep the request log's partitions and retention, check health and send webhooks.
+    const monitoring = role === 'all' || role === 'worker' ? services.monitoring.start(server.log) : null;
     const { registry, afterCommit, runner } = runtime;
     const events = await startEvents({ db, queue, registry, afterCommit, runner, work, logger: server.log, ...options.events });
     // Publishing and unpublishing move the application's schedules to the version handling events.
@@ -112,6 +116,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         await notices.close();
         await configNotices.close();
         runRetention?.stop();
+        monitoring?.stop();
         await events.stop();
         await queue.stop();
         if (!options.db) await db.close();
@@ -123,4 +128,11 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     opened.release();
     throw error;
   }
+}
+
+/** The request log's writer, on or off as APPBUILDER_REQUEST_LOG says (a bench turns it on and off in one run). */
+function requestLogFor(db: Db, config: Config) {
+  const writer = requestLogWriter(db);
+  writer.enabled = config.requestLog;
+  return writer;
 }

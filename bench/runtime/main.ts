@@ -8,6 +8,8 @@
 // on PostgreSQL (DATABASE_URL or 127.0.0.1:5432; a fresh database, dropped afterwards) and on
 // PGlite (in memory; the baseline runs its SQL on the same PGlite instance through the
 // platform's handle). Prints every figure and the ratios; asserts nothing.
+// Then (d) the request log's cost (issue 26): the point reads of (c) with the log on and off, in
+// alternating rounds on the same service, and the ratio (bench/runtime/request-log.ts).
 //
 // Each case is measured in BENCH_ROUNDS rounds, generated and hand-written alternating (A B, B A,
 // …) so that a drift of the machine's load hits both alike; the figures are the means over rounds.
@@ -24,6 +26,7 @@ import { baselineDatabase, endUserKey } from '../support/baseline.ts';
 import { alternate, fmt, forEachDriver, mean, measure, settingsLine, type LoadResult, type PlannedRequest } from '../support/measure.ts';
 import { startBaseline } from './baseline.ts';
 import { startService, type BenchService } from './setup.ts';
+import { compareRequestLog } from './request-log.ts';
 
 const env = process.env;
 const SIZE = { users: Number(env.BENCH_USERS ?? 1000), todosPerUser: Number(env.BENCH_TODOS ?? 100), signups: 20 };
@@ -98,6 +101,9 @@ async function benchDriver(driver: Driver): Promise<void> {
       console.log(line('hand-written', hand, handRounds));
       console.log(`    ratio        ${(platform.requestsPerSecond / hand.requestsPerSecond).toFixed(2)}× req/s, p99 ${(platform.p99 / Math.max(hand.p99, 1)).toFixed(2)}×`);
     }
+    // The request log's cost on the fastest case (a point read), where a fixed cost per request shows most.
+    const point = cases(service, adminToken, url.pathname)[2];
+    await compareRequestLog(db, origin, point.name, point.platform);
   } finally {
     await baseline?.close();
     await database.close();

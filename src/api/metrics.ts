@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { actionRunsTotal } from '../runtime/runs/metrics.ts';
+import { appRequestDuration, appRequestsTotal } from '../monitoring/prometheus.ts';
 
 /** One registry per process; other modules add their own metrics to it. */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 // Runs of generated apps' actions (counted by the runtime).
 metricsRegistry.registerMetric(actionRunsTotal);
+// Generated-app requests by application and version (monitoring/prometheus.ts).
+metricsRegistry.registerMetric(appRequestsTotal);
+metricsRegistry.registerMetric(appRequestDuration);
 
 const httpDuration = new Histogram({
   name: 'appbuilder_http_request_duration_seconds',

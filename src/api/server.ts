@@ -28,6 +28,7 @@ import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { frontendRoutes } from './routes/frontend.ts';
 import { runRoutes } from './routes/runs.ts';
+import { monitoringRoutes } from './routes/monitoring.ts';
 import { applicationConfigurationRoutes, projectConfigurationRoutes } from './routes/configuration.ts';
 import { assistantRoutes } from './routes/assistant.ts';
 import { builderRoutes } from './routes/builders.ts';
@@ -136,6 +137,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
     (s: Services) => runRoutes(s.runs),
+    (s: Services) => monitoringRoutes(s.monitoring),
     applicationConfigurationRoutes,
     builderRoutes,
     auditRoutes,

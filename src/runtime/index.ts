@@ -14,6 +14,7 @@ import { ActionRunner, type EventRunner } from './runs/runner.ts';
 import { RunStore } from './runs/store.ts';
 import { triggerRoutes } from './runs/http-triggers.ts';
 import type { AppValuesSource } from '../secrets/app-values.ts';
+import type { RequestLogWriter } from '../monitoring/request-log.ts';
 
 export type { EventRunner, TriggerEvent } from './runs/runner.ts';
 
@@ -35,6 +36,8 @@ export interface RuntimeOptions {
   rateLimits?: RateLimitSettings;
   /** The apps' variables and secrets (`env`, `secrets`; secrets/app-values.ts); none when left out. */
   appValues?: AppValuesSource;
+  /** The request log's writer (monitoring/request-log.ts); none: requests are not logged. */
+  requestLog?: RequestLogWriter;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -52,6 +55,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
     plugin: (appsPath) => async (fastify) => {
       // HTTP-trigger runs are stored just after their requests (runs/run-buffer.ts): written before the service stops.
       fastify.addHook('onClose', () => runs.flush());
+      if (options.requestLog) fastify.addHook('onClose', () => options.requestLog!.flush());
       await generatedAppsPlugin({
         appsPath,
         registry,
@@ -59,6 +63,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         builderCustomer: options.builderCustomer,
         appValues: options.appValues,
         rateLimits: new AppRateLimits(limits.appPerMinute),
+        requestLog: options.requestLog,
         sources: [resourceRoutes(db, afterCommit), authRoutes(auth, new LoginThrottle(limits)), docsRoutes(appsPath, limits), triggerRoutes(runner)],
       })(fastify);
     },

@@ -14,6 +14,7 @@ import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { FrontendBundleService } from './frontend-bundles.ts';
 import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
 import { RunService } from './runs.ts';
+import { MonitoringService } from '../monitoring/service.ts';
 import { ConfigurationService } from './configuration.ts';
 import type { AppValuesCache } from '../secrets/app-values.ts';
 import { AssistantService } from '../assistant/service.ts';
@@ -38,6 +39,7 @@ export interface Services {
   frontendBundles: FrontendBundleService;
   integrationPrompts: IntegrationPromptService;
   runs: RunService;
+  monitoring: MonitoringService;
   configuration: ConfigurationService;
   assistant: AssistantService;
   builders: BuilderService;
@@ -57,6 +59,9 @@ export interface ServiceDependencies {
 export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues }: ServiceDependencies): Promise<Services> {
   const apiClients = new ApiClientService(db);
   const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
+  const monitoring = new MonitoringService(db, config, applications, masterKey);
+  // Every Application answer carries each served version's health (DESIGN §19).
+  applications.useDeploymentHealth((id) => monitoring.health(id));
   const configuration = new ConfigurationService(db, masterKey, appValues);
   return {
     db,
@@ -77,6 +82,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications, appValues),
+    monitoring,
     configuration,
     assistant: new AssistantService(db, applications, plannerFor(config.assistant, appValues), configuration),
     builders: new BuilderService(db),

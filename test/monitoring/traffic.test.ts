@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
+import { listOperations } from '../support/openapi.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { publish } from '../support/publish.ts';
 import { createTenant, type AppReply, type Tenant } from '../support/tenant.ts';
@@ -58,7 +59,7 @@ describe.each(await availableDrivers())('monitoring a running app on %s', (drive
     const rows: LogRow[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 100; page++) {
-      const reply = await tenant.api.get<LogPage>(`/v1/applications/${v1.id}/logs?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`);
+      const reply: { status: number; body: LogPage } = await tenant.api.get<LogPage>(`/v1/applications/${v1.id}/logs?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`);
       expect(reply.status).toBe(200);
       expect(reply.body.items.length).toBeLessThanOrEqual(limit);
       rows.push(...reply.body.items);
@@ -175,6 +176,19 @@ describe.each(await availableDrivers())('monitoring a running app on %s', (drive
     expect(value(v2.serverVersion, '/toDos', '2xx')).toBe(J);
     // Ids never become labels.
     expect(text).not.toContain('0190a1b2-c3d4-7e5f-8a6b-');
+  });
+
+  it('documents the monitoring operations in the management OpenAPI document, each secured', async () => {
+    const operations = await listOperations(t.baseUrl);
+    const mine = operations.filter((op) => op.path.startsWith('/v1/applications/{applicationId}/') && /logs|metrics|webhook/.test(op.path));
+    expect(mine.map((op) => `${op.method} ${op.path} ${op.operationId}`).sort()).toEqual([
+      'DELETE /v1/applications/{applicationId}/webhook deleteApplicationWebhook',
+      'GET /v1/applications/{applicationId}/logs listRequestLogs',
+      'GET /v1/applications/{applicationId}/metrics getApplicationMetrics',
+      'GET /v1/applications/{applicationId}/webhook getApplicationWebhook',
+      'PUT /v1/applications/{applicationId}/webhook putApplicationWebhook',
+    ]);
+    for (const op of mine) expect(op.secured, op.operationId).toBe(true);
   });
 
   it('answers 404 to another customer for the logs, the metrics and the webhook', async () => {

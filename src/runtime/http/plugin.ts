@@ -9,6 +9,8 @@ import { buildAppRouter, type AppRouter, type RouteSource } from './router.ts';
 import type { AppRateLimits } from './rate-limits.ts';
 import type { AppResponse } from './types.ts';
 import type { AppValuesSource } from '../../secrets/app-values.ts';
+import { noteAppAnswer, noteAppRequest, trackAppRequests } from '../../monitoring/request-hook.ts';
+import type { RequestLogWriter } from '../../monitoring/request-log.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -19,6 +21,8 @@ export interface GeneratedAppsOptions {
   sources: RouteSource[];
   /** APPBUILDER_APP_RATE_LIMIT, counted per address, end user or API client. */
   rateLimits?: AppRateLimits;
+  /** The request log (DESIGN §19): one row per request to a served version. */
+  requestLog?: RequestLogWriter;
   /** The apps' variables and secrets (`env`, `secrets`; DESIGN §11), read for each request. */
   appValues?: AppValuesSource;
 }
@@ -79,6 +83,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
   };
 
   return async (fastify: FastifyInstance): Promise<void> => {
+    if (options.requestLog) trackAppRequests(fastify, options.requestLog);
     fastify.route({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: `${options.appsPath}/:applicationId/api/:version/*`,
@@ -92,11 +97,14 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           options.rateLimits?.unserved(request, reply);
           throw notFound(`No published version ${version} of application ${applicationId}.`);
         }
+        const note = options.requestLog ? noteAppRequest(request, applicationId, served.compiled.serverVersion) : null;
         const path = `/${rest}`.replace(/\/+$/, '') || '/';
         const route = routerOf(served.compiled).find(request.method, path);
         if (!route) throw notFound(`No route for ${request.method} ${path} in this application.`);
+        if (note) note.route = route.template;
         const resolveCaller = () => callerOf(request, served, options);
         const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());
+        if (note && caller.kind === 'user') note.userId = String(caller.user.id);
         const response = await route.handler({
           app: served.compiled,
           method: request.method,
@@ -109,6 +117,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           address: request.ip,
           ...(options.appValues ? { values: await options.appValues.forApplication(applicationId) } : {}),
         });
+        if (note) noteAppAnswer(note, response.status, response.json ?? response.body);
         return send(reply, response);
       },
     });

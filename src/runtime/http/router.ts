@@ -5,7 +5,8 @@ import type { CompiledApp } from '../compiled-app.ts';
 import type { AppHandler, AppRequest, AppRoute } from './types.ts';
 
 export interface AppRouter {
-  find(method: string, path: string): { handler: AppHandler; params: Record<string, string> } | null;
+  /** `template`: the route's path as the app declares it (`/toDos/:id`), for the request log. */
+  find(method: string, path: string): { handler: AppHandler; params: Record<string, string>; template: string } | null;
 }
 
 /** Contributes the routes of one concern (resources, auth, docs, triggers) for a compiled app. */
@@ -56,7 +57,7 @@ export function buildAppRouter(app: CompiledApp, sources: RouteSource[]): AppRou
   }
   for (const routes of groups.values()) {
     const handler = routes.length === 1 && !routes[0].select ? routes[0].handler : chooser(routes);
-    router.on(routes[0].method, routes[0].path, () => undefined, { handler });
+    router.on(routes[0].method, routes[0].path, () => undefined, { handler, template: routes[0].path });
   }
   return {
     find(method, path) {
@@ -64,7 +65,8 @@ export function buildAppRouter(app: CompiledApp, sources: RouteSource[]): AppRou
       if (!found) return null;
       const params: Record<string, string> = {};
       for (const [key, value] of Object.entries(found.params)) if (value !== undefined) params[key] = value;
-      return { handler: (found.store as { handler: AppHandler }).handler, params };
+      const store = found.store as { handler: AppHandler; template: string };
+      return { handler: store.handler, params, template: store.template };
     },
   };
 }

@@ -12,6 +12,7 @@ import type { JobRecord, JobStore, JobType } from '../../jobs/store.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { DropApplicationData, Page } from '../projects.ts';
 import { toApplication, type Application, type ApplicationStatus } from './view.ts';
+import type { DeploymentHealth } from '../../monitoring/health.ts';
 
 const SEMVER = /^\d+\.\d+\.\d+$/;
 
@@ -143,8 +144,15 @@ export class ApplicationService {
     return this.queue.enqueue(job);
   }
 
+  /** Health of each served version from the request log (monitoring/, DESIGN §19), merged into `status.deployments`. */
+  private deploymentHealth: ((applicationId: string) => Promise<Map<string, DeploymentHealth>>) | null = null;
+
+  useDeploymentHealth(read: (applicationId: string) => Promise<Map<string, DeploymentHealth>>): void {
+    this.deploymentHealth = read;
+  }
+
   async status(applicationId: string): Promise<ApplicationStatus> {
-    const [jobs, deployments, migrations] = await Promise.all([
+    const [jobs, deployments, migrations, health] = await Promise.all([
       this.jobs.listForApplication(applicationId),
       this.db.kysely
         .selectFrom('appbuilder.deployments')
@@ -159,6 +167,7 @@ export class ApplicationService {
         .orderBy('applied_at', 'desc')
         .limit(50)
         .execute(),
+      this.deploymentHealth?.(applicationId) ?? null,
     ]);
     return {
       jobs,
@@ -167,6 +176,7 @@ export class ApplicationService {
         state: d.state,
         ...(d.published_at ? { publishedAt: toIso(d.published_at) } : {}),
         ...(d.unpublished_at ? { unpublishedAt: toIso(d.unpublished_at) } : {}),
+        ...health?.get(d.server_version),
       })),
       migrations: migrations.map((m) => ({ serverVersion: m.server_version, appliedAt: toIso(m.applied_at)!, statements: m.summary })),
     };

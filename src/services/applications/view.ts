@@ -10,6 +10,11 @@ export interface DeploymentStatus {
   state: string;
   publishedAt?: string;
   unpublishedAt?: string;
+  /** Monitoring (DESIGN §19): the last request, the share of 5xx over 5 minutes, and `ok` | `degraded`. */
+  lastRequestAt?: string | null;
+  errorRate?: number;
+  recentRequests?: number;
+  health?: 'ok' | 'degraded';
 }
 
 export interface MigrationStatus {

@@ -7,6 +7,7 @@ import * as runsJson from './005-runs-json.ts';
 import * as secrets from './007-secrets.ts';
 import * as assistant from './009-assistant.ts';
 import * as access from './006-access.ts';
+import * as monitoring from './010-monitoring.ts';
 
 export interface Migration {
   version: number;
@@ -24,4 +25,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 7, name: 'secrets', up: secrets.up },
   { version: 9, name: 'assistant', up: assistant.up },
   { version: 6, name: 'access', up: access.up },
+  { version: 10, name: 'monitoring', up: monitoring.up },
 ];
