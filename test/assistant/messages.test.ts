@@ -57,13 +57,14 @@ describe.each(drivers)('assistant messages (%s)', (driver) => {
       'Rename the description of to-dos to notes.',
       'When a user signs up, create a welcome to-do.',
       'Every weekday at 9:00, emit the daily-digest event.',
+      'After the complete-todo action runs, emit the todo-completed event.',
     ].join(' ');
     const app = await createTodoApp(tenant);
     const reply = await ask(app.id, request);
     expect(reply.status).toBe(201);
     const proposal = reply.body.proposal!;
     expect(proposal.status).toBe('proposed');
-    expect(proposal.operations.map((o) => o.op)).toEqual(['addModel', 'addField', 'addField', 'updateField', 'renameField', 'addAction', 'addTrigger', 'addAction', 'addTrigger']);
+    expect(proposal.operations.map((o) => o.op)).toEqual(['addModel', 'addField', 'addField', 'updateField', 'renameField', 'addAction', 'addTrigger', 'addAction', 'addTrigger', 'insertEffects']);
 
     const applied = await tenant.api.post<AppReply>(`${messages()}/${reply.body.id}/apply`);
     expect(applied.status).toBe(200);

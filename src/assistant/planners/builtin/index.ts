@@ -12,7 +12,7 @@ import type { Planner } from '../planner.ts';
 import { Unclear, type Context, type Rule } from './context.ts';
 import { sentencesOf } from './text.ts';
 import { variable } from './rules/variables.ts';
-import { eventAction, schedule } from './rules/automation.ts';
+import { afterAction, eventAction, schedule } from './rules/automation.ts';
 import { access } from './rules/access.ts';
 import { relationship } from './rules/relationships.ts';
 import { addModel, remove, rename } from './rules/models.ts';
@@ -21,6 +21,7 @@ import { addField, defaultValue, enumValues, fieldType, manyValues, modelHasFiel
 /** Most specific first: a schedule or an access sentence also starts like a field one. */
 const RULES: Rule[] = [
   variable,
+  afterAction,
   eventAction,
   schedule,
   access,

@@ -7,7 +7,7 @@
 import type { ActionEffect, Model } from '../../../../definition/schema.ts';
 import { slugOf as slugWords, uniqueId } from '../../../../definition/edits/index.ts';
 import { Unclear, modelOf, type Context, type Rule, type Step } from '../context.ts';
-import { resolveModel } from '../names.ts';
+import { keyOf, resolveModel } from '../names.ts';
 
 const EVENTS: ReadonlyArray<readonly [RegExp, 'created' | 'updated' | 'deleted']> = [
   [/^(?:is created|is added|gets created|signs up|registers|joins|is registered|is opened|is placed|is made)$/i, 'created'],
@@ -109,4 +109,36 @@ export const schedule: Rule = (sentence, ctx) => {
   const hhmm = `${String(hour).padStart(2, '0')}${String(minute).padStart(2, '0')}`;
   const when = p === 'hour' ? 'hour' : `${p === 'weekendday' ? 'weekend-day' : ['night', 'morning', 'evening'].includes(p) ? 'day' : p}-${hhmm}`;
   return automationStep(ctx, `every-${when}-${doing.slug}`, doing, { eventName: 'schedule', payload: { cron } }, `On the schedule ${cron}`);
+};
+
+/**
+ * "after the complete-todo action runs, emit the todo-completed event": one more effect at the
+ * end of an existing action, the effect that ends it on success (no `next`, not a fail or a
+ * return) pointing to it (insertEffects: an update of that effect, then the insert).
+ */
+export const afterAction: Rule = (sentence, ctx) => {
+  const m = /^(?:after|when|once)\s+(?:the\s+)?(.+?)\s+action\s+(?:runs|has run|finishes|completes|succeeds|is done)\s*,?\s*(?:also\s+|then\s+)?(.+)$/i.exec(sentence);
+  if (!m) return null;
+  const key = keyOf(m[1]);
+  const action = ctx.def.actions.find((a) => keyOf(a.id.replace(/^urn:svc:action:/, '')) === key);
+  if (!action) throw new Unclear(`I found no action "${m[1]}".`);
+  const doing = doingOf(ctx, m[2].trim());
+  if (!doing) throw new Unclear(`I can add an effect that creates a record or emits an event, not "${m[2]}".`);
+  const ends = action.effects.flatMap((e, index) => (e.next === undefined && e.effect !== 'flow.fail' && e.effect !== 'flow.return' ? [{ e, index }] : []));
+  if (ends.length !== 1) throw new Unclear(`The action ${action.id} does not end in one effect; say after which effect.`);
+  const id = uniqueId(doing.slug, new Set(action.effects.map((e) => e.actionEffectId)));
+  const [{ e: end, index }] = ends;
+  return {
+    operations: [
+      {
+        op: 'insertEffects',
+        actionId: action.id,
+        modifications: [
+          { index, modification: 'update', effect: { ...end, next: id } },
+          { index: action.effects.length, modification: 'insert', effect: { ...doing.effect, actionEffectId: id } },
+        ],
+      },
+    ],
+    understood: `After ${end.actionEffectId} in ${action.id}, ${doing.says}.`,
+  };
 };
