@@ -13,6 +13,7 @@ import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { publishMonitored, type ServedVersion } from './support.ts';
+import { addBuilder } from '../access/builders-support.ts';
 
 const SECRET = 'whsec_test_0123456789abcdef';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -146,6 +147,22 @@ describe.each(await availableDrivers())('the application webhook on %s', (driver
     expect(JSON.parse(failed[0].body)).toMatchObject({ event: 'job.failed', data: { jobId, jobType: 'frontend_bundle', errorMessage: 'The bundle could not be built.' } });
     await sleep(2_500);
     expect(events('job.failed')).toHaveLength(1);
+  });
+
+  it('lets a viewer read the logs and the webhook, and only an admin change the webhook', async () => {
+    const viewer = await addBuilder(tenant.api, 'viewer');
+    const editor = await addBuilder(tenant.api, 'editor');
+    const admin = await addBuilder(tenant.api, 'admin');
+    expect((await viewer.api.get(`/v1/applications/${app.id}/logs`)).status).toBe(200);
+    expect((await viewer.api.get(`/v1/applications/${app.id}/metrics`)).status).toBe(200);
+    expect((await viewer.api.get(`/v1/applications/${app.id}/webhook`)).status).toBe(200);
+    for (const builder of [viewer, editor]) {
+      const refused = await builder.api.put(`/v1/applications/${app.id}/webhook`, { url: receiver.url, secret: SECRET });
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('admin');
+      expect((await builder.api.delete(`/v1/applications/${app.id}/webhook`)).status).toBe(403);
+    }
+    expect((await admin.api.put(`/v1/applications/${app.id}/webhook`, { url: receiver.url, secret: SECRET })).status).toBe(200);
   });
 
   it('is removed with DELETE (204, then 404)', async () => {
