@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { loadStorageConfig, type StorageConfig } from './files/config.ts';
 
 /** Everything the service reads from its environment, read in one place. */
 export interface Config {
@@ -49,6 +50,8 @@ export interface Config {
   logLevel: string;
   /** The LLM planner of the assistant (DESIGN §15): an OpenAI-compatible chat-completions endpoint; off unless url, model and key are set. */
   assistant: { url: string | null; model: string | null; key: string | null; timeoutMs: number };
+  /** Customers' files (DESIGN §12): driver, limits, S3 (src/files/config.ts). */
+  storage: StorageConfig;
 }
 
 function trimPath(path: string): string {
@@ -110,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       key: env.APPBUILDER_ASSISTANT_KEY || null,
       timeoutMs: intFrom(env.APPBUILDER_ASSISTANT_TIMEOUT, 30_000),
     },
+    storage: loadStorageConfig(env, resolve(env.APPBUILDER_DATA_DIR ?? './.appbuilder')),
     ...overrides,
   };
 }
