@@ -28,6 +28,7 @@ import { versionRoutes } from './routes/versions.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { frontendRoutes } from './routes/frontend.ts';
 import { runRoutes } from './routes/runs.ts';
+import { signedFileRoutes, storageRoutes } from './routes/storage.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
 import { applicationConfigurationRoutes, projectConfigurationRoutes } from './routes/configuration.ts';
 import { assistantRoutes } from './routes/assistant.ts';
@@ -113,6 +114,8 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     async (scope) => {
       await scope.register(formbody);
       await scope.register(oauthRoutes(services));
+      // Signed file URLs carry their own grant (DESIGN §12): no credentials.
+      await scope.register(signedFileRoutes(services));
     },
     { prefix: config.basePath },
   );
@@ -137,6 +140,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
     versionRoutes,
     (s: Services) => deploymentRoutes(s.deployments),
     (s: Services) => runRoutes(s.runs),
+    storageRoutes,
     (s: Services) => monitoringRoutes(s.monitoring),
     applicationConfigurationRoutes,
     builderRoutes,

@@ -14,6 +14,7 @@ import type { DeploymentRegistry } from '../runtime/registry.ts';
 import { FrontendBundleService } from './frontend-bundles.ts';
 import { IntegrationPromptService, appUrlOf } from './integration-prompts.ts';
 import { RunService } from './runs.ts';
+import { createFileService, type FileService } from './storage.ts';
 import { MonitoringService } from '../monitoring/service.ts';
 import { ConfigurationService } from './configuration.ts';
 import type { AppValuesCache } from '../secrets/app-values.ts';
@@ -39,6 +40,7 @@ export interface Services {
   frontendBundles: FrontendBundleService;
   integrationPrompts: IntegrationPromptService;
   runs: RunService;
+  files: FileService;
   monitoring: MonitoringService;
   configuration: ConfigurationService;
   assistant: AssistantService;
@@ -82,6 +84,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications, appValues),
+    files: createFileService(db, config.storage, masterKey),
     monitoring,
     configuration,
     assistant: new AssistantService(db, applications, plannerFor(config.assistant, appValues), configuration),
