@@ -7,7 +7,8 @@ import type { Config } from '../config.ts';
 import type { Db } from '../storage/db.ts';
 import { toIso } from '../storage/sql.ts';
 import { randomToken } from '../tools/ids.ts';
-import { encryptSecret } from '../tools/secrets.ts';
+import { DataKeys } from '../secrets/data-keys.ts';
+import { open, seal } from '../secrets/envelope.ts';
 import type { ApplicationService } from '../services/applications/service.ts';
 import { checkHealth, deploymentHealth, type DeploymentHealth } from './health.ts';
 import { dropExpiredPartitions, ensureDayPartitions } from './partitions.ts';
@@ -31,13 +32,26 @@ interface Logger {
   error(object: unknown, message: string): void;
 }
 
+/** Additional data binding a sealed webhook secret to its application. */
+const secretAad = (applicationId: string) => `${applicationId}:webhook-secret`;
+
 export class MonitoringService {
+  // Webhook secrets are sealed under the application's data key, so rotate-master-key (which
+  // re-wraps data keys) keeps them readable.
+  private readonly dataKeys: DataKeys;
+
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly applications: ApplicationService,
-    private readonly masterKey: Buffer,
-  ) {}
+    masterKey: Buffer,
+  ) {
+    this.dataKeys = new DataKeys(db, masterKey);
+  }
+
+  private async openSecret(applicationId: string, sealed: string): Promise<string> {
+    return open(sealed, await this.dataKeys.key({ kind: 'application', id: applicationId }), secretAad(applicationId)).toString('utf8');
+  }
 
   private async check(customerId: string, applicationId: string): Promise<void> {
     await this.applications.findRow(this.db.kysely, customerId, applicationId);
@@ -87,7 +101,7 @@ export class MonitoringService {
     if (url.username || url.password) throw badRequest('The webhook URL must not carry credentials.', [{ path: '/url', message: 'must not carry a user or password' }]);
     const events = [...new Set(input.events ?? WEBHOOK_EVENTS)];
     const secret = input.secret ?? `whsec_${randomToken(24)}`;
-    const sealed = encryptSecret(secret, this.masterKey);
+    const sealed = seal(secret, await this.dataKeys.key({ kind: 'application', id: applicationId }), secretAad(applicationId));
     const result = await sql<{ created: boolean }>`
       insert into appbuilder.app_webhooks (application_id, url, events, sealed_secret)
       values (${applicationId}, ${url.toString()}, cast(${JSON.stringify(events)} as jsonb), ${sealed})
@@ -136,7 +150,7 @@ export class MonitoringService {
       await this.sweepRequestLog();
     });
     const health = guard('health check', () => checkHealth(this.db.kysely, alertErrorRate));
-    const deliver = guard('webhook delivery', () => deliverDue(this.db.kysely, { masterKey: this.masterKey, retrySeconds: webhookRetrySeconds }));
+    const deliver = guard('webhook delivery', () => deliverDue(this.db.kysely, { openSecret: (id, sealed) => this.openSecret(id, sealed), retrySeconds: webhookRetrySeconds }));
     housekeeping();
     const timers = [
       setInterval(housekeeping, HOUR_MS),

@@ -1,6 +1,6 @@
 // The optional per-application webhook (DESIGN §19): `deployment.degraded`, `deployment.recovered`
 // and `job.failed` events, each POSTed as JSON and signed with HMAC-SHA256 under the webhook's
-// secret (sealed at rest by the master key). Deliveries are rows: any working process takes the
+// secret (sealed at rest under the application's data key, DESIGN §11). Deliveries are rows: any working process takes the
 // due ones (SKIP LOCKED), and a failed attempt is retried after APPBUILDER_WEBHOOK_RETRY seconds,
 // doubled each time, up to MAX_ATTEMPTS. The request goes through the same outbound guard as
 // `http.request` (no private addresses unless APPBUILDER_HTTP_ALLOW lists them).
@@ -9,7 +9,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../storage/db.ts';
 import { toIso } from '../storage/sql.ts';
 import { uuidv7 } from '../tools/ids.ts';
-import { decryptSecret } from '../tools/secrets.ts';
 import { guardedRequest } from '../runtime/actions/http/client.ts';
 import { allowListFromEnv } from '../runtime/actions/http/address-guard.ts';
 
@@ -64,7 +63,8 @@ interface Claimed {
 }
 
 export interface DeliveryOptions {
-  masterKey: Buffer;
+  /** The webhook's secret from its sealed form (webhook-secret.ts). */
+  openSecret(applicationId: string, sealed: string): Promise<string>;
   retrySeconds: number;
   /** Hosts and networks the outbound guard lets through (APPBUILDER_HTTP_ALLOW). */
   allow?: readonly string[];
@@ -89,7 +89,7 @@ export async function deliverDue(executor: Executor, options: DeliveryOptions, l
     let status: number | null = null;
     let failure: string | null = null;
     try {
-      const secret = decryptSecret(row.sealed_secret, options.masterKey);
+      const secret = await options.openSecret(row.application_id, row.sealed_secret);
       const response = await guardedRequest({
         method: 'POST',
         url: row.url,
