@@ -164,7 +164,7 @@ function problemResponse(status: string, response: ResponseObject, shared: Recor
 
 interface OperationObject {
   tags?: string[];
-  parameters?: { schema?: unknown }[];
+  parameters?: { in?: string; required?: boolean; schema?: unknown }[];
   requestBody?: { content?: MediaMap };
   responses?: Record<string, ResponseObject>;
 }
@@ -213,7 +213,11 @@ export function publishedDocument(document: Doc): Doc {
   const sharedResponses = ((components.responses ??= {}) as Record<string, ResponseObject>);
   for (const operation of operationsOf(document)) {
     for (const tag of operation.tags ?? []) used.add(tag);
-    for (const parameter of operation.parameters ?? []) if (parameter.schema !== undefined) parameter.schema = publishedSchema(parameter.schema);
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.schema !== undefined) parameter.schema = publishedSchema(parameter.schema);
+      // A query parameter with a default (`limit`, `offset`) may be left out by the caller.
+      if (parameter.in === 'query' && isObject(parameter.schema) && 'default' in parameter.schema) parameter.required = false;
+    }
     cleanMedia(operation.requestBody?.content);
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       cleanMedia(response.content);
