@@ -151,6 +151,21 @@ describe.each(drivers)('builders (%s)', (driver) => {
     expect((await scoped.api.get(`/v1/applications/${apps[0]}`)).status).toBe(200);
     expect((await scoped.api.get(`/v1/projects/${extra[1]}`)).status).toBe(404);
 
+    // A scoped owner cannot lift its limit: no builders, tokens, API clients or audit trail.
+    const scopedOwner = await addBuilder(a.api, 'owner', inScope);
+    for (const [method, path, body] of [
+      ['PATCH', `/v1/builders/${scopedOwner.id}`, { projectIds: null }],
+      ['POST', '/v1/builders', { name: 'Escape', email: 'escape@example.com', role: 'owner' }],
+      ['POST', `/v1/builders/${scopedOwner.id}/tokens`, {}],
+      ['POST', '/v1/api-clients', {}],
+      ['GET', '/v1/api-clients', undefined],
+      ['GET', '/v1/audit-events', undefined],
+    ] as const) {
+      const reply = await scopedOwner.api.request(method, path, { body });
+      expect(reply.status, `${method} ${path}`).toBe(403);
+    }
+    expect((await a.api.get<{ projectIds: string[] | null }>(`/v1/builders/${scopedOwner.id}`)).body.projectIds).toEqual(inScope);
+
     // A builder scoped to no project sees nothing.
     const none = await addBuilder(a.api, 'viewer', []);
     const empty = await none.api.get<{ items: unknown[]; metadata: { total: number } }>('/v1/projects');

@@ -24,7 +24,8 @@ export function auditRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.get(
       '/audit-events',
       {
-        config: { requiredRole: 'owner' },
+        // The whole customer's trail: not for a builder limited to some projects.
+        config: { requiredRole: 'owner', unscopedOnly: true },
         schema: {
           tags: ['builders'],
           security: MANAGEMENT_SECURITY,

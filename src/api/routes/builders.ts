@@ -45,7 +45,8 @@ const TokenParams = Type.Object({ builderId: Uuid, tokenId: Uuid });
 export function builderRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
     const common = { tags: ['builders'], security: MANAGEMENT_SECURITY };
-    const config = { requiredRole: 'owner' as const };
+    // Owners, and never a builder limited to some projects: it could lift its own limit.
+    const config = { requiredRole: 'owner' as const, unscopedOnly: true };
     const builders = services.builders;
 
     app.post(

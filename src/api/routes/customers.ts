@@ -42,7 +42,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/api-clients',
       {
-        config: { requiredRole: 'owner' },
+        config: { requiredRole: 'owner', unscopedOnly: true },
         schema: {
           operationId: 'createApiClient',
           tags: ['customers'],
@@ -61,7 +61,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.get(
       '/api-clients',
       {
-        config: { requiredRole: 'owner' },
+        config: { requiredRole: 'owner', unscopedOnly: true },
         schema: {
           operationId: 'listApiClients',
           tags: ['customers'],
@@ -80,7 +80,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.delete(
       '/api-clients/:apiClientId',
       {
-        config: { requiredRole: 'owner' },
+        config: { requiredRole: 'owner', unscopedOnly: true },
         schema: {
           operationId: 'deleteApiClient',
           tags: ['customers'],
