@@ -7,7 +7,11 @@ export const REDACTED = '[redacted]';
 /** `text` with every occurrence of each value replaced; `values` longest first (a value may contain another). */
 export function redactText(text: string, values: readonly string[]): string {
   let out = text;
-  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  // Again while one is found: a replacement next to the rest of the text may spell a value anew
+  // (a value inside the marker itself cannot be removed; none is ever that short in practice).
+  for (let pass = 0; pass < 8 && values.some((value) => out.includes(value) && !REDACTED.includes(value)); pass++) {
+    for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  }
   return out;
 }
 
