@@ -66,6 +66,9 @@ function summaryOf(plan: Plan): string {
   return plan.reply ?? 'Nothing to change.';
 }
 
+/** Longest message a builder may send (longer is a 400 naming `/content`), and longest reply text. */
+export const MAX_MESSAGE_LENGTH = 4000;
+
 export const clip = (text: string, max = 200): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 const EXAMPLES = [

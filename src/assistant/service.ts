@@ -15,11 +15,9 @@ import type { ApplicationService } from '../services/applications/service.ts';
 import type { Application } from '../services/applications/view.ts';
 import type { Page } from '../services/projects.ts';
 import { applyOperations, type Operation } from './operations.ts';
-import { clip, dryRun, replyText, type Plan, type Proposal } from './proposals.ts';
+import { clip, dryRun, MAX_MESSAGE_LENGTH, replyText, type Plan, type Proposal } from './proposals.ts';
 import type { Planner } from './planners/planner.ts';
 
-/** Longest message a builder may send; longer is a 400 naming `/content`. */
-export const MAX_MESSAGE_LENGTH = 4000;
 
 interface AssistantMessagesTable {
   id: string;

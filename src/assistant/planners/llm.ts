@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppDefinition } from '../../definition/schema.ts';
 import { guardedRequest } from '../../runtime/actions/http/client.ts';
 import { OperationListSchema, operationShapeErrors, type Operation } from '../operations.ts';
-import type { Plan } from '../proposals.ts';
+import { clip, MAX_MESSAGE_LENGTH, type Plan } from '../proposals.ts';
 import type { Planner } from './planner.ts';
 
 export interface LlmOptions {
@@ -48,8 +48,9 @@ function outline(def: AppDefinition): string {
   ].join('\n');
 }
 
+/** The model's own words are shown to the builder, cut to a message's length. */
 function reply(text: string, warnings: string[] = []): Plan {
-  return { operations: [], understood: [], notUnderstood: [], warnings, reply: text };
+  return { operations: [], understood: [], notUnderstood: [], warnings, reply: clip(text, MAX_MESSAGE_LENGTH) };
 }
 
 interface ChatMessage {
