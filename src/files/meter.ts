@@ -19,7 +19,8 @@ export class TooLarge extends Error {
  * as soon as it passes `limit` (nothing more is read into memory than one chunk).
  */
 export class Meter extends Transform {
-  size = 0;
+  /** Bytes that passed so far. (Not `size`: the S3 upload helper reads a body's `size` as its length.) */
+  bytes = 0;
   private readonly hash = createHash('sha256');
   private readonly headChunks: Buffer[] = [];
   private headSize = 0;
@@ -29,8 +30,8 @@ export class Meter extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.size > this.limit.bytes) {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limit.bytes) {
       callback(new TooLarge(this.limit.bytes, this.limit.reason));
       return;
     }

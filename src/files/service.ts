@@ -148,7 +148,7 @@ export class FileService {
     let committed: { row: FileRow; oldBlob: string | null };
     try {
       const contentType = await storedContentType(options.contentType, meter.head());
-      committed = await this.commit(scope, options, { blobKey, size: meter.size, sha256: meter.digest(), contentType });
+      committed = await this.commit(scope, options, { blobKey, size: meter.bytes, sha256: meter.digest(), contentType });
     } catch (error) {
       await this.driver.remove(blobKey).catch(() => {}); // else the sweeper takes it
       throw error;

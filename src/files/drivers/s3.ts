@@ -50,6 +50,9 @@ export class S3Driver implements StorageDriver {
     body.once('error', stop);
     try {
       await upload.done();
+    } catch (error) {
+      // The body's own failure (a limit, the client gone) is the reason, not the abort it caused.
+      throw body.errored ?? error;
     } finally {
       body.off('error', stop);
     }
