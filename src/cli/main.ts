@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { serveCommand } from './serve.ts';
 import { initCommand } from './init.ts';
 import { rotateMasterKeyCommand } from './rotate-master-key.ts';
+import { registerClientCommands } from './commands.ts';
 
 function port(value: string): number {
   const parsed = Number(value);
@@ -33,6 +34,8 @@ program
   .description('Re-wrap every data key under a new master key in one transaction (stop the service first)')
   .option('--new-key-file <path>', 'a file holding the new key (32 bytes, base64); default with the embedded store: a new key file replaces the old')
   .action(rotateMasterKeyCommand);
+
+registerClientCommands(program);
 
 try {
   await program.parseAsync(process.argv);

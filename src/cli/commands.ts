@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { action } from './output.ts';
+import { loginCommand } from './login.ts';
+import { applyCommand } from './apply.ts';
+import { publishCommand } from './publish.ts';
+import { unpublishCommand } from './unpublish.ts';
+import { statusCommand } from './status.ts';
+import { bundleCommand } from './bundle.ts';
+import { runsCommand } from './runs.ts';
+import { openCommand } from './open.ts';
+
+const JSON_HELP = 'machine output (JSON) only on stdout';
+
+/** The commands that talk to a running service through the SDK (credentials: login or APPBUILDER_*). */
+export function registerClientCommands(program: Command): void {
+  program
+    .command('login')
+    .description('Check an API client\'s credentials and save them (XDG config dir, mode 0600)')
+    .option('--url <url>', 'the service, e.g. http://localhost:8080 (default: APPBUILDER_URL)')
+    .option('--client-id <key>', 'the API key (default: APPBUILDER_CLIENT_ID)')
+    .option('--client-secret <secret>', 'the secret (default: APPBUILDER_CLIENT_SECRET)')
+    .option('--json', JSON_HELP)
+    .action(action(loginCommand));
+
+  program
+    .command('apply')
+    .description('Create the application of a definition file, or update the one with its scode.appId in the project')
+    .requiredOption('-f, --file <file>', 'the definition: {name, scode} or the bare scode')
+    .option('--project <project>', 'project name or id (created when no project has the name)', 'default')
+    .option('--publish', 'publish the new version')
+    .option('--wait', 'with --publish: wait until the version is served')
+    .option('--json', JSON_HELP)
+    .action(action(applyCommand));
+
+  program
+    .command('publish <app>')
+    .description('Serve the current (or --version) version of an application (id, appId or name)')
+    .option('--version <version>', 'the serverVersion to publish')
+    .option('--wait', 'wait until the version is served')
+    .option('--json', JSON_HELP)
+    .action(action(publishCommand));
+
+  program
+    .command('unpublish <app>')
+    .description('Stop serving every version of an application, or --version')
+    .option('--version <version>', 'the serverVersion to stop serving')
+    .option('--json', JSON_HELP)
+    .action(action(unpublishCommand));
+
+  program
+    .command('status <app>')
+    .description('The application\'s version, served versions and latest jobs')
+    .option('--json', JSON_HELP)
+    .action(action(statusCommand));
+
+  program
+    .command('bundle <app>')
+    .description('Download the frontend bundle (zip) of the latest published version, waiting for its build')
+    .requiredOption('-o, --output <file>', 'where to write the zip')
+    .option('--json', JSON_HELP)
+    .action(action(bundleCommand));
+
+  program
+    .command('runs <app>')
+    .description('The latest runs of the application\'s actions')
+    .option('--follow', 'keep printing new runs until interrupted')
+    .option('--limit <n>', 'how many runs (default 20)')
+    .option('--json', JSON_HELP)
+    .action(action(runsCommand));
+
+  program
+    .command('open <app>')
+    .description('Print where the served versions answer: API, docs, OpenAPI and the frontend bundle')
+    .option('--json', JSON_HELP)
+    .action(action(openCommand));
+}

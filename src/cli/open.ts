@@ -1,0 +1,30 @@
+import { connect } from './credentials.ts';
+import { findApplication } from './lookup.ts';
+import { print, type JsonOption } from './output.ts';
+
+/** `appbuilder open APP`: where each served version answers, its docs and OpenAPI pages, and the frontend bundle. */
+export async function openCommand(ref: string, options: JsonOption): Promise<void> {
+  const app = await findApplication(connect(), ref);
+  const served = app.status.deployments
+    .filter((d) => d.state === 'active' || d.state === 'pending')
+    .map(({ serverVersion, state, apiUrl, docsUrl, openapiUrl, frontendBundleUrl }) => ({
+      serverVersion,
+      state,
+      apiUrl,
+      docsUrl,
+      openapiUrl,
+      frontendBundleUrl,
+    }));
+  if (served.length === 0) throw new Error(`${app.scode.appId} has no served version: run \`appbuilder publish ${app.scode.appId}\``);
+  print(options, { applicationId: app.id, versions: served }, () =>
+    served
+      .flatMap((v) => [
+        `v${v.serverVersion} (${v.state})`,
+        `  API:      ${v.apiUrl ?? '-'}`,
+        `  Docs:     ${v.docsUrl ?? '-'}`,
+        `  OpenAPI:  ${v.openapiUrl ?? '-'}`,
+        ...(v.frontendBundleUrl ? [`  Frontend: ${v.frontendBundleUrl} (appbuilder bundle ${app.scode.appId} -o app.zip)`] : []),
+      ])
+      .join('\n'),
+  );
+}
