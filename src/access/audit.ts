@@ -1,15 +1,19 @@
 // The audit trail (DESIGN §10): every management write (any method but GET and HEAD) by an
 // authenticated caller is recorded with its actor, operationId, method, route path (the
-// template, never the query string or ids of the URL), final status and request id. The row is
-// written in `onSend`, after the handler's transaction committed and before the answer leaves,
-// so a client never sees an answer whose audit row is missing; a refused call (403, 404, 409)
-// is recorded with its status too.
-import type { FastifyInstance } from 'fastify';
+// template, never the query string or ids of the URL), final status and request id.
+// Where the change has a transaction (every new version, every job queued, deleting a project
+// or an application, builders), the row is written inside it (`recordAuditIn`) with the
+// route's success status, so the change and its record commit or vanish together. In `onSend`
+// (after the handler, before the answer leaves) the same row is upserted with the final status:
+// the same values for a committed change, the record of a refused or failed one (403, 404,
+// 409, …), and the only write for changes without a transaction of their own.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { Db } from '../storage/db.ts';
+import type { Db, Executor } from '../storage/db.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import { toIso } from '../storage/sql.ts';
 import type { Actor } from './roles.ts';
+import { currentAudit, type PendingAudit } from './actor-context.ts';
 
 export interface AuditEvent {
   id: string;
@@ -31,45 +35,74 @@ export interface AuditFilter {
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const pending = new WeakMap<FastifyRequest, PendingAudit>();
 
-/** Registers the recorder on the management scope `app` (after authentication). */
-export function recordManagementWrites(app: FastifyInstance, audit: AuditService): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    // An unauthenticated call has no actor (and no customer) to record.
-    if (READS.has(request.method) || !request.principal) return payload;
-    const { principal } = request;
-    const schema = request.routeOptions.schema as { operationId?: string } | undefined;
-    await audit.record(principal.customerId, {
-      actor: principal.actor,
+/** The audit row of this request (one per request), or null for reads and unauthenticated calls. */
+export function pendingAuditOf(request: FastifyRequest): PendingAudit | null {
+  if (READS.has(request.method) || !request.principal) return null;
+  let audit = pending.get(request);
+  if (!audit) {
+    const schema = request.routeOptions.schema as { operationId?: string; response?: Record<string, unknown> } | undefined;
+    const success = Object.keys(schema?.response ?? {}).map(Number).filter((status) => status >= 200 && status < 300);
+    audit = {
+      id: uuidv7(),
+      customerId: request.principal.customerId,
+      actor: request.principal.actor,
       operationId: schema?.operationId ?? null,
       method: request.method,
       path: request.routeOptions.url ?? request.url.split('?')[0],
-      status: reply.statusCode,
       requestId: request.id,
-    });
+      successStatus: success.length > 0 ? Math.min(...success) : 200,
+      written: false,
+    };
+    pending.set(request, audit);
+  }
+  return audit;
+}
+
+/**
+ * Writes the current management write's audit row in `executor` (a transaction of the change),
+ * with the status the route answers on success. Outside a management write: nothing.
+ */
+export async function recordAuditIn(executor: Executor): Promise<void> {
+  const audit = currentAudit();
+  if (!audit || audit.written) return;
+  audit.written = true;
+  await executor.insertInto('appbuilder.audit_events').values(rowOf(audit, audit.successStatus)).onConflict((oc) => oc.column('id').doNothing()).execute();
+}
+
+function rowOf(audit: PendingAudit, status: number) {
+  return {
+    id: audit.id,
+    customer_id: audit.customerId,
+    actor_type: audit.actor.type,
+    actor_id: audit.actor.id,
+    operation_id: audit.operationId,
+    method: audit.method,
+    path: audit.path,
+    status,
+    request_id: audit.requestId,
+  };
+}
+
+/** Registers the recorder on the management scope `app` (after authentication). */
+export function recordManagementWrites(app: FastifyInstance, db: Db): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const audit = pendingAuditOf(request);
+    if (!audit) return payload;
+    const status = reply.statusCode;
+    // Always: the transaction that wrote the row may have rolled back (or been retried).
+    await db.kysely
+      .insertInto('appbuilder.audit_events')
+      .values(rowOf(audit, status))
+      .onConflict((oc) => oc.column('id').doUpdateSet({ status }))
+      .execute();
     return payload;
   });
 }
 
 export class AuditService {
   constructor(private readonly db: Db) {}
-
-  async record(customerId: string, event: Omit<AuditEvent, 'id' | 'at'>): Promise<void> {
-    await this.db.kysely
-      .insertInto('appbuilder.audit_events')
-      .values({
-        id: uuidv7(),
-        customer_id: customerId,
-        actor_type: event.actor.type,
-        actor_id: event.actor.id,
-        operation_id: event.operationId,
-        method: event.method,
-        path: event.path,
-        status: event.status,
-        request_id: event.requestId,
-      })
-      .execute();
-  }
 
   /** The customer's events, newest first, with the exact total of the filtered set. */
   async list(customerId: string, filter: AuditFilter): Promise<{ items: AuditEvent[]; total: number }> {

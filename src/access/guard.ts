@@ -6,7 +6,8 @@ import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { defaultRequiredRole, roleAtLeast, type Role } from './roles.ts';
-import { runAsActor } from './actor-context.ts';
+import { runInContext } from './actor-context.ts';
+import { pendingAuditOf } from './audit.ts';
 import { isUuid } from '../tools/ids.ts';
 
 declare module 'fastify' {
@@ -27,7 +28,8 @@ export function requiredRoleOf(request: FastifyRequest): Role {
  * Registers the guard on `app` (the management scope, after authentication): states each
  * route's role in the OpenAPI document, refuses a call beyond the caller's role or outside its
  * projects before the body is read, checks `projectId` / `applicationId` members of the
- * validated body and query string too, and runs the handler on behalf of the caller's actor.
+ * validated body and query string too, and runs the handler on behalf of the caller's actor
+ * (with the audit row its transaction writes, audit.ts).
  */
 export function guardManagementRoutes(app: FastifyInstance, db: Db): void {
   // Registered before the routes, so @fastify/swagger (which reads the schema when the
@@ -57,7 +59,7 @@ export function guardManagementRoutes(app: FastifyInstance, db: Db): void {
     const { principal } = request;
     const members = { ...asRecord(request.query), ...asRecord(request.body) };
     checkScope(db, principal.customerId, principal.projectIds, members).then(
-      () => runAsActor(principal.actor, done),
+      () => runInContext({ actor: principal.actor, audit: pendingAuditOf(request) }, done),
       (error: Error) => done(error),
     );
   });

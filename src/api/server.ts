@@ -125,7 +125,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
         requireApiClient(child, services.tokens);
         // Roles and project scope (before the body is read), then the audit of every write (access/).
         guardManagementRoutes(child, services.db);
-        recordManagementWrites(child, services.audit);
+        recordManagementWrites(child, services.db);
         for (const plugin of plugins) await child.register(plugin(services));
       },
       { prefix },

@@ -5,6 +5,7 @@ import { jsonb, toIso } from '../storage/sql.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import type { Actor } from '../access/roles.ts';
 import { actorJson } from '../access/actor-context.ts';
+import { recordAuditIn } from '../access/audit.ts';
 
 export type JobType =
   | 'generation'
@@ -79,6 +80,8 @@ export class JobStore {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // A job a management write queues (publish, generate) is recorded with it (access/audit.ts).
+    await recordAuditIn(executor);
     return toJobRecord(row);
   }
 

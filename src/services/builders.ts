@@ -6,6 +6,7 @@ import { uuidv7 } from '../tools/ids.ts';
 import { jsonb, toIso } from '../storage/sql.ts';
 import type { Role } from '../access/roles.ts';
 import { hashBuilderToken, newBuilderToken } from '../access/builder-tokens.ts';
+import { recordAuditIn } from '../access/audit.ts';
 
 /** A person or client of a customer who builds and runs apps (DESIGN §10). */
 export interface Builder {
@@ -89,6 +90,7 @@ export class BuilderService {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
+        await recordAuditIn(trx);
         return toBuilder(row);
       } catch (error) {
         throw isUniqueViolation(error) ? emailTaken(input.email) : error;
@@ -127,6 +129,7 @@ export class BuilderService {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
+        await recordAuditIn(trx);
         return toBuilder(row);
       } catch (error) {
         throw isUniqueViolation(error) && patch.email !== undefined ? emailTaken(patch.email) : error;

@@ -5,6 +5,7 @@ import { uuidv7 } from '../tools/ids.ts';
 import { jsonb, toIso } from '../storage/sql.ts';
 import type { ProjectsTable } from '../storage/tables.ts';
 import type { Selectable } from 'kysely';
+import { recordAuditIn } from '../access/audit.ts';
 
 export interface Project {
   id: string;
@@ -100,6 +101,7 @@ export class ProjectService {
       const apps = await trx.selectFrom('appbuilder.applications').select('id').where('project_id', '=', id).execute();
       for (const app of apps) await this.dropApplicationData(app.id, trx);
       await trx.deleteFrom('appbuilder.projects').where('id', '=', id).execute();
+      await recordAuditIn(trx);
     });
   }
 }

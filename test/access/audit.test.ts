@@ -11,6 +11,9 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
 import { addBuilder, type TestBuilder } from './builders-support.ts';
+import { runInContext, type PendingAudit } from '../../src/access/actor-context.ts';
+import { recordAuditIn } from '../../src/access/audit.ts';
+import { uuidv7 } from '../../src/tools/ids.ts';
 
 const drivers = await availableDrivers();
 
@@ -114,6 +117,14 @@ describe.each(drivers)('audit trail (%s)', (driver) => {
     const after = await a.api.get<Events>('/v1/audit-events?limit=1000');
     expect(after.body.metadata.total).toBe(before.body.metadata.total);
 
+    // A change refused inside its transaction (409) leaves one row with that status and no version.
+    const app = await createTodoApp(a);
+    const clash = await editor.api.patch(`/v1/applications/${app.id}/models/${encodeURIComponent('urn:svc:model:todo')}`, { name: 'User' });
+    expect(clash.status).toBe(409);
+    const clashes = await a.api.get<Events>(`/v1/audit-events?actorId=${editor.id}&operationId=updateModel`);
+    expect(clashes.body.items.filter((e) => e.status === 409)).toHaveLength(1);
+    expect((await a.api.get<{ metadata: { total: number } }>(`/v1/applications/${app.id}/versions`)).body.metadata.total).toBe(1);
+
     const mine = await a.api.get<Events>(`/v1/audit-events?actorId=${viewer.id}`);
     expect(mine.body.items).toHaveLength(1);
     expect(mine.body.items[0]).toMatchObject({ operationId: 'createProject', method: 'POST', path: '/v1/projects', status: 403 });
@@ -146,5 +157,36 @@ describe.each(drivers)('audit trail (%s)', (driver) => {
     const other = await b.api.get<Events>('/v1/audit-events?limit=1000');
     expect(other.status).toBe(200);
     for (const event of all.body.items) expect(other.text).not.toContain(event.id);
+  });
+
+  it("writes a change's audit row in the change's transaction: rolled back with it, committed with it", async () => {
+    const { db } = t.database;
+    const client = await db.kysely.selectFrom('appbuilder.api_clients').select(['id', 'customer_id']).where('api_key', '=', a.api.apiKey!).executeTakeFirstOrThrow();
+    const pending = (): PendingAudit => ({
+      id: uuidv7(),
+      customerId: client.customer_id,
+      actor: { type: 'apiClient', id: client.id },
+      operationId: 'updateProject',
+      method: 'PATCH',
+      path: '/v1/projects/:projectId',
+      requestId: 'req-test',
+      successStatus: 200,
+      written: false,
+    });
+    const rolledBack = pending();
+    await expect(
+      runInContext({ actor: rolledBack.actor, audit: rolledBack }, () =>
+        db.kysely.transaction().execute(async (trx) => {
+          await recordAuditIn(trx);
+          throw new Error('the change failed');
+        }),
+      ),
+    ).rejects.toThrow('the change failed');
+    const committed = pending();
+    await runInContext({ actor: committed.actor, audit: committed }, () => db.kysely.transaction().execute((trx) => recordAuditIn(trx)));
+    const rows = await db.kysely.selectFrom('appbuilder.audit_events').select(['id', 'status']).where('id', 'in', [rolledBack.id, committed.id]).execute();
+    expect(rows).toEqual([{ id: committed.id, status: 200 }]);
+    // Outside a management write nothing is written.
+    await db.kysely.transaction().execute((trx) => recordAuditIn(trx));
   });
 });

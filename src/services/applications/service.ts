@@ -5,6 +5,7 @@ import { jsonb, toIso } from '../../storage/sql.ts';
 import { conflict, notFound, preconditionFailed } from '../../errors.ts';
 import { uuidv7 } from '../../tools/ids.ts';
 import { actorJson } from '../../access/actor-context.ts';
+import { recordAuditIn } from '../../access/audit.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
 import { validateDefinition } from '../../definition/validate.ts';
 import { computeBump, nextVersion } from '../../definition/versioning/index.ts';
@@ -101,6 +102,7 @@ export class ApplicationService {
       await this.findRow(trx, customerId, id, true);
       await this.dropApplicationData(id, trx);
       await trx.deleteFrom('appbuilder.applications').where('id', '=', id).execute();
+      await recordAuditIn(trx);
     });
   }
 
@@ -201,5 +203,7 @@ export class ApplicationService {
       .insertInto('appbuilder.application_versions')
       .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, scode: jsonb(scode), created_by: actorJson() })
       .execute();
+    // Every change that makes a version is recorded in its own transaction (access/audit.ts).
+    await recordAuditIn(executor);
   }
 }
