@@ -71,8 +71,8 @@ export class FilesystemDriver implements StorageDriver {
   }
 
   async *list(): AsyncIterable<BlobInfo> {
-    await this.prepare();
-    for (const shard of await readdir(this.blobs)) {
+    // Reads only: sweeping a store that never held a file creates nothing.
+    for (const shard of await readdir(this.blobs).catch(() => [] as string[])) {
       const dir = join(this.blobs, shard);
       let names: string[];
       try {
@@ -89,9 +89,8 @@ export class FilesystemDriver implements StorageDriver {
   }
 
   async sweepPartial(olderThan: Date): Promise<number> {
-    await this.prepare();
     let removed = 0;
-    for (const name of await readdir(this.tmp)) {
+    for (const name of await readdir(this.tmp).catch(() => [] as string[])) {
       const path = join(this.tmp, name);
       const info = await stat(path).catch(() => null);
       if (info && info.mtime < olderThan) {
