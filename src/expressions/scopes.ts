@@ -38,7 +38,7 @@ export const SCOPES: Readonly<Record<Scope, ScopeSpec>> = {
   // Secrets are readable only here, in effect bindParams (DESIGN §11): anywhere else `secrets` is unknown (409 at save).
   effect: { variables: { ...actionVariables, secrets: 'secrets' }, result: 'any', needsModel: false },
   returnValue: { variables: actionVariables, result: 'any', needsModel: false },
-  default: { variables: { auth: 'auth', now: 'timestamp' }, result: 'any', needsModel: false },
+  default: { variables: { auth: 'auth', now: 'timestamp', env: 'env' }, result: 'any', needsModel: false },
 };
 
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];

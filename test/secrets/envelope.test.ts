@@ -187,5 +187,6 @@ describe('rotation on the embedded store', () => {
     } finally {
       await platform.close();
     }
-  });
+    // A fresh embedded data dir and two starts of it: slow on a loaded machine.
+  }, 300_000);
 });

@@ -11,7 +11,7 @@ import type { Action, AppDefinition } from '../../src/definition/schema.ts';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
-import { runnerScode } from '../runtime-runs/support.ts';
+import { runnerScode, signup } from '../runtime-runs/support.ts';
 import { apiPath, publishAndWait } from '../frontend/published.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
@@ -74,6 +74,40 @@ describe.each(await availableDrivers())('env and secrets in expressions, on %s',
       const error = reply.body.errors.find((e) => e.path.includes(where));
       expect(error?.message, where).toMatch(message);
     }
+  });
+
+  it('binds env in the write path too: a create rule and a defaultValue expression read the current values', async () => {
+    const app = await createTodoApp(
+      tenant,
+      scode((d) => {
+        const todo = d.models.find((m) => m.name === 'ToDo')!;
+        todo.accessControl.rules[0].criteria = "auth != null && record.user == auth.id && (operation != 'create' || env.WRITES_OPEN == 'yes')";
+        todo.fields.find((f) => f.name === 'status')!.defaultValue = { expression: 'env.DEFAULT_STATUS' };
+      }),
+    );
+    const base = `/v1/applications/${app.id}/variables`;
+    for (const [name, value] of [['WRITES_OPEN', 'no'], ['DEFAULT_STATUS', 'done'], ['GREETING', 'hi']]) {
+      await tenant.api.request('PUT', `${base}/${name}`, { body: { value } });
+    }
+    await tenant.api.request('PUT', `/v1/applications/${app.id}/secrets/TOKEN`, { body: { value: 'abc' } });
+    await publishAndWait(t, tenant, app.id, app.serverVersion);
+    const path = apiPath(t, app.id, app.serverVersion);
+    const ann = await signup(t, path, 'Ann');
+    const create = async () => {
+      const response = await fetch(`${t.baseUrl}${path}/toDos`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ann.token}` },
+        body: JSON.stringify({ title: 'Write tests' }),
+      });
+      return { status: response.status, body: (await response.json()) as { status?: string } };
+    };
+    expect((await create()).status).toBe(403);
+    await tenant.api.request('PUT', `${base}/WRITES_OPEN`, { body: { value: 'yes' } });
+    const created = await create();
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('done');
+    await tenant.api.request('PUT', `${base}/DEFAULT_STATUS`, { body: { value: 'open' } });
+    expect((await create()).body.status).toBe('open');
   });
 
   it('refuses to publish a version that reads unset names (409 naming them); publishes once they are set', async () => {

@@ -9,6 +9,7 @@ import { buildAppRouter, type AppRouter, type RouteSource } from './router.ts';
 import type { AppRateLimits } from './rate-limits.ts';
 import type { AppResponse } from './types.ts';
 import type { AppValuesSource } from '../../secrets/app-values.ts';
+import { withEnv } from '../../secrets/current-env.ts';
 import { noteAppAnswer, noteAppRequest, trackAppRequests } from '../../monitoring/request-hook.ts';
 import type { RequestLogWriter } from '../../monitoring/request-log.ts';
 
@@ -105,7 +106,9 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         const resolveCaller = () => callerOf(request, served, options);
         const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());
         if (note && caller.kind === 'user') note.userId = String(caller.user.id);
-        const response = await route.handler({
+        const values = options.appValues ? await options.appValues.forApplication(applicationId) : undefined;
+        // The write path's rules and defaults read `env` from here (secrets/current-env.ts).
+        const response = await withEnv(values?.env ?? {}, () => route.handler({
           app: served.compiled,
           method: request.method,
           path,
@@ -115,8 +118,8 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           headers: request.headers,
           caller,
           address: request.ip,
-          ...(options.appValues ? { values: await options.appValues.forApplication(applicationId) } : {}),
-        });
+          ...(values ? { values } : {}),
+        }));
         if (note) noteAppAnswer(note, response.status, response.json ?? response.body);
         return send(reply, response);
       },

@@ -21,6 +21,7 @@ import { storedError, storedRun } from './stored-run.ts';
 import { buildInitialState, failedValidations, type TriggerVariables } from './trigger-inputs.ts';
 import { NO_VALUES, type AppValues, type AppValuesSource } from '../../secrets/app-values.ts';
 import { redactValues } from '../../secrets/redaction.ts';
+import { withEnv } from '../../secrets/current-env.ts';
 
 /** An event as the dispatcher hands it over (`previous` on `{Model}.updated`). */
 export interface TriggerEvent {
@@ -152,7 +153,8 @@ export class ActionRunner implements EventRunner {
     let data: TransactionData | undefined;
     const work = async (trx: Executor) => {
       data = new TransactionData(trx, spec.app, spec.caller, { env, savepoints: usesHandlers(action) });
-      const record = await runAction(
+      const port = data;
+      const record = await withEnv(env, () => runAction(
         {
           definition: spec.app.definition,
           action,
@@ -164,9 +166,9 @@ export class ActionRunner implements EventRunner {
           secrets: values.secrets,
           caller: spec.caller,
         },
-        { data, emit: (name, payload) => recordEvent(trx, spec.app, name, payload) },
+        { data: port, emit: (name, payload) => recordEvent(trx, spec.app, name, payload) },
         this.limits,
-      );
+      ));
       run = this.#record(spec, id, startedAt, elapsed(), record);
       if (record.status === 'failed' || mode === 'rollback') throw new Rollback();
       // A succeeded event run is stored with its writes: both or neither (a delivery whose run cannot

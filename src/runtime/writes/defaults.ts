@@ -1,6 +1,6 @@
 /**
  * `defaultValue` expressions (DESIGN §4): evaluated when a record is created, with `auth` (the
- * calling end user's record, or null) and `now` bound. A default that yields null or cannot be
+ * calling end user's record, or null), `now` and `env` bound. A default that yields null or cannot be
  * evaluated (`auth.id` for an anonymous caller) is no default: a required field then answers the
  * usual "is required". The value is validated afterwards like any value sent.
  */
@@ -8,6 +8,7 @@ import { evaluate, type CompiledExpression } from '../../expressions/index.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 import { compileFor } from '../data/expressions.ts';
 import type { PlainRecord } from './plain-record.ts';
+import { currentEnv } from '../../secrets/current-env.ts';
 
 const compiledDefaults = new WeakMap<CompiledField, CompiledExpression | null>();
 
@@ -24,10 +25,11 @@ function compiledDefault(app: CompiledApp, model: CompiledModel, field: Compiled
 /** For validateWrite on create: each field's expression default for this caller, at one `now`. */
 export function expressionDefaults(app: CompiledApp, model: CompiledModel, auth: PlainRecord | null): (field: CompiledField) => unknown {
   const now = new Date();
+  const env = currentEnv();
   return (field) => {
     const compiled = compiledDefault(app, model, field);
     if (!compiled) return undefined;
-    const result = evaluate(compiled, { auth, now });
+    const result = evaluate(compiled, { auth, now, env });
     return result.ok && result.value !== null ? result.value : undefined;
   };
 }

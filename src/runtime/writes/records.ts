@@ -18,6 +18,7 @@ import { recordEvent } from './outbox.ts';
 import { insertReadBack, updateReadBack } from './merged-writes.ts';
 import { selfContained } from './self-contained.ts';
 import { forgetUser } from '../end-user-cache.ts';
+import { currentEnv } from '../../secrets/current-env.ts';
 
 function ownColumns(values: Map<CompiledField, unknown>): Array<[CompiledField, unknown]> {
   return [...values].filter(([field]) => field.column !== null);
@@ -56,7 +57,7 @@ async function checkFields(
 ): Promise<void> {
   if (bypassesRules(caller)) return;
   const names = Object.keys(body as Record<string, unknown>);
-  await checkFieldWrites(executor, app, model, { auth: authOf(caller), operation, now: new Date() }, names, id);
+  await checkFieldWrites(executor, app, model, { auth: authOf(caller), operation, now: new Date(), env: currentEnv() }, names, id);
 }
 
 /**
@@ -166,7 +167,7 @@ export async function updateRecordWithView(
   const sets = [...columns.map(([f, v]) => sql`${ident(f.column!)} = ${bindFieldValue(f, v)}`), sql`updated_at = now()`];
   const fieldRules = bypassesRules(caller)
     ? { denied: [], onRow: [] }
-    : fieldWriteRules(app, model, { auth: authOf(caller), operation: 'update', now: new Date() }, Object.keys(body as Record<string, unknown>));
+    : fieldWriteRules(app, model, { auth: authOf(caller), operation: 'update', now: new Date(), env: currentEnv() }, Object.keys(body as Record<string, unknown>));
   if (fieldRules.onRow.length === 0 && mergeable(app, model, values, condition, view)) {
     const merged = await guarded(model, () => updateReadBack(executor, app, model, id, sets, condition, view));
     if (!merged) throw await refusal(executor, app, model, id, caller, 'update');

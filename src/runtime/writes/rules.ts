@@ -6,13 +6,14 @@ import { ident } from '../../storage/sql.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { authOf, bypassesRules, type Caller } from '../caller.ts';
 import { accessCondition } from '../data/rule-sql.ts';
+import { currentEnv } from '../../secrets/current-env.ts';
 
 export type RuleOperation = 'read' | 'create' | 'update' | 'delete';
 
 /** The model's rule for `operation` on alias `t`: `true` for administrators and the system, null when it excludes every row. */
 export function ruleCondition(app: CompiledApp, model: CompiledModel, caller: Caller, operation: RuleOperation): RawBuilder<unknown> | null {
   if (bypassesRules(caller)) return sql`true`;
-  const condition = accessCondition(app, model, { auth: authOf(caller), operation, now: new Date() }, 't');
+  const condition = accessCondition(app, model, { auth: authOf(caller), operation, now: new Date(), env: currentEnv() }, 't');
   if (condition.kind === 'none') return null;
   return condition.kind === 'all' ? sql`true` : condition.sql;
 }
