@@ -170,7 +170,8 @@ describe.each(await availableDrivers())('env and secrets in expressions, on %s',
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
-  });
+    // On PostgreSQL a second process starts (tsx, migrations, LISTEN): slow on a loaded machine.
+  }, 240_000);
 });
 
 function freePort(): Promise<number> {
