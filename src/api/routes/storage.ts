@@ -201,6 +201,9 @@ export function signedFileRoutes(services: Services): FastifyPluginAsyncTypebox 
       '/storage/signed/:fileId',
       {
         schema: {
+          // Not in the management document: the URL is handed out whole by createSignedFileUrl, and
+          // every documented operation requires the management credentials.
+          hide: true,
           tags: ['storage'],
           security: [],
           operationId: 'getSignedFileContent',
