@@ -4,10 +4,10 @@ import * as deployments from './002-deployments.ts';
 import * as frontendBundles from './003-frontend-bundles.ts';
 import * as runs from './004-runs.ts';
 import * as runsJson from './005-runs-json.ts';
-import * as files from './008-files.ts';
-import * as secrets from './007-secrets.ts';
-import * as assistant from './009-assistant.ts';
 import * as access from './006-access.ts';
+import * as secrets from './007-secrets.ts';
+import * as files from './008-files.ts';
+import * as assistant from './009-assistant.ts';
 import * as monitoring from './010-monitoring.ts';
 
 export interface Migration {
@@ -23,9 +23,9 @@ export const MIGRATIONS: Migration[] = [
   { version: 3, name: 'frontend-bundles', up: frontendBundles.up },
   { version: 4, name: 'runs', up: runs.up },
   { version: 5, name: 'runs-json', up: runsJson.up },
-  { version: 8, name: 'files', up: files.up },
-  { version: 7, name: 'secrets', up: secrets.up },
-  { version: 9, name: 'assistant', up: assistant.up },
   { version: 6, name: 'access', up: access.up },
+  { version: 7, name: 'secrets', up: secrets.up },
+  { version: 8, name: 'files', up: files.up },
+  { version: 9, name: 'assistant', up: assistant.up },
   { version: 10, name: 'monitoring', up: monitoring.up },
 ];
