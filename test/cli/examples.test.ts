@@ -58,4 +58,30 @@ describe('the examples', { timeout: 300_000 }, () => {
     expect(list.status).toBe(200);
     expect(await list.json()).toMatchObject({ items: [], total: 0 });
   });
+
+  it('inventory: a stock movement in runs the trigger, whose action raises the item\'s quantity', async () => {
+    const status = JSON.parse((await cli(['open', 'inventory', '--json'], service.env)).stdout) as { versions: Array<{ apiUrl: string }> };
+    const apiUrl = status.versions[0]!.apiUrl;
+    const admin = { ...(await builderHeaders()), 'content-type': 'application/json' };
+    const clerk = await signup(apiUrl, 'Clerk');
+    const post = async (path: string, body: unknown, headers: Record<string, string>) => {
+      const answer = await fetch(`${apiUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(answer.status, await answer.clone().text()).toBe(201);
+      return (await answer.json()) as { id: string };
+    };
+    const item = await post('/items', { sku: 'BOLT-8', name: 'Bolt 8 mm', quantity: 10 }, admin);
+    const warehouse = await post('/warehouses', { name: 'North' }, admin);
+    await post('/stockMovements', { kind: 'in', quantity: 5, item: item.id, warehouse: warehouse.id }, {
+      authorization: `Bearer ${clerk.token}`,
+      'content-type': 'application/json',
+    });
+    let quantity = 10;
+    for (let i = 0; i < 60 && quantity === 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      quantity = ((await (await fetch(`${apiUrl}/items/${item.id}`, { headers: admin })).json()) as { quantity: number }).quantity;
+    }
+    expect(quantity).toBe(15);
+    const runs = JSON.parse((await cli(['runs', 'inventory', '--json'], service.env)).stdout) as { items: Array<{ actionId: string; status: string }> };
+    expect(runs.items[0]).toMatchObject({ actionId: 'urn:svc:action:apply-movement', status: 'succeeded' });
+  });
 });
