@@ -25,7 +25,7 @@ const APP_NAME = 'Tenant A secret to-do app';
 const NEEDS_PUBLISHED = ['unpublishApplication'];
 
 /** Valid bodies, so a refusal cannot be a 400 for the body; operations not listed get a sample of their schema. */
-function bodies(projectId: string): Record<string, unknown> {
+function bodies(projectId: string, applicationId = ''): Record<string, unknown> {
   const example = todoScode() as unknown as {
     actions: Array<Record<string, unknown>>;
     triggers: unknown[];
@@ -62,11 +62,13 @@ function bodies(projectId: string): Record<string, unknown> {
     publishApplication: {},
     unpublishApplication: {},
     updateProject: { name: 'Renamed by B' },
+    putApplicationWebhook: { url: 'https://hooks.example.com/appbuilder' },
+    postAssistantMessage: { content: 'add a text field note to to-dos', applicationId },
   };
 }
 
-function bodyFor(op: Operation, projectId: string): unknown {
-  const known = bodies(projectId);
+function bodyFor(op: Operation, { projectId, applicationId }: { projectId: string; applicationId: string }): unknown {
+  const known = bodies(projectId, applicationId);
   if (op.operationId in known) return known[op.operationId];
   return op.bodySchema ? sampleOf(op.bodySchema) : undefined;
 }
@@ -150,6 +152,8 @@ describe.each(drivers)('tenant isolation (%s)', (driver) => {
       if (bundled !== 200) await sleep(500);
     }
     expect(bundled).toBe(200);
+    // A webhook, so reading and deleting it has something to act on.
+    expect((await a.api.put(`/v1/applications/${own.applicationId}/webhook`, { url: 'https://hooks.example.com/a' })).status).toBe(201);
     await settle();
     operations = (await listOperations(t.baseUrl)).filter((op) => op.secured);
   });
@@ -176,7 +180,9 @@ describe.each(drivers)('tenant isolation (%s)', (driver) => {
     // Destructive operations last, so that a leak in one of them cannot hide a leak in another.
     const ordered = [...walked()].sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
     for (const op of ordered) {
-      const reply = await send(t.baseUrl, op, concretePath(op.path, paramsOf(own)), headersOf(b.api), bodyFor(op, own.projectId));
+      // A variable's or secret's name: any valid one, the application is what B may not reach.
+      const path = concretePath(op.path, { ...paramsOf(own), name: 'SAMPLE_NAME' });
+      const reply = await send(t.baseUrl, op, path, headersOf(b.api), bodyFor(op, own));
       const label = `${op.method} ${op.path} (${op.operationId}): ${reply.text.slice(0, 200)}`;
       expect(reply.status, label).toBe(404);
       expect(reply.contentType, label).toContain('application/problem+json');
@@ -220,8 +226,12 @@ describe.each(drivers)('tenant isolation (%s)', (driver) => {
         const project = await a.api.post<{ id: string }>('/v1/projects', { name: 'Tenant A project (control)' });
         const client = await a.api.post<{ id: string }>('/v1/api-clients', { name: 'control' });
         resources = { projectId: project.body.id, applicationId: await newApp(project.body.id), apiClientId: client.body.id };
+        if (op.operationId === 'deleteApplicationWebhook') {
+          const hook = await a.api.put(`/v1/applications/${resources.applicationId}/webhook`, { url: 'https://hooks.example.com/a' });
+          expect(hook.status).toBe(201);
+        }
       }
-      const reply = await send(t.baseUrl, op, concretePath(op.path, paramsOf(resources)), headersOf(a.api), bodyFor(op, resources.projectId));
+      const reply = await send(t.baseUrl, op, concretePath(op.path, paramsOf(resources)), headersOf(a.api), bodyFor(op, resources));
       const label = `${op.method} ${op.path} (${op.operationId}) as A: ${reply.status} ${reply.text.slice(0, 300)}`;
       expect([400, 401, 403, 404], label).not.toContain(reply.status);
       expect(reply.status, label).toBeLessThan(500);
