@@ -7,16 +7,9 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../storage/db.ts';
 import { PREPARED } from '../storage/prepared.ts';
-import { outsideRequests } from '../storage/request-scope.ts';
+import { BatchWriter } from '../storage/batch-writer.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import { dayKey, ensureDayPartitions } from './partitions.ts';
-
-const FLUSH_AFTER_MS = 50;
-const RETRY_AFTER_MS = 1_000;
-const MAX_ROWS = 500;
-// Rows kept while the database refuses them; beyond that the oldest are dropped (and counted),
-// so a database outage never grows the process without bound.
-const MAX_PENDING = 50_000;
 
 /** One generated-app request: the route template, never the URL, its query string or a body. */
 export interface RequestLogEntry {
@@ -38,60 +31,26 @@ export interface RequestLogEntry {
 export class RequestLogWriter {
   /** Whether rows are written (APPBUILDER_REQUEST_LOG); the bench turns it off and on in one run. */
   enabled = true;
-  /** Rows dropped because the database refused them for too long. */
-  dropped = 0;
-  #pending: RequestLogEntry[] = [];
-  #timer: NodeJS.Timeout | null = null;
-  #chain: Promise<void> = Promise.resolve();
+  readonly #rows: BatchWriter<RequestLogEntry>;
   readonly #partitions = new Set<string>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    // Rows kept while the database refuses them: 50,000 at most.
+    this.#rows = new BatchWriter({ flushAfterMs: 50, maxRows: 500, maxPending: 50_000, what: 'the request log', write: (batch) => this.#write(batch) });
+  }
+
+  /** Rows dropped because the database refused them for too long. */
+  get dropped(): number {
+    return this.#rows.dropped;
+  }
 
   add(entry: RequestLogEntry): void {
-    if (!this.enabled) return;
-    if (this.#pending.length >= MAX_PENDING) {
-      this.#pending.shift();
-      this.dropped++;
-    }
-    this.#pending.push(entry);
-    this.#schedule(FLUSH_AFTER_MS);
+    if (this.enabled) this.#rows.add(entry);
   }
 
   /** Writes every row added so far; resolves when they are stored (or, on a database error, kept for a retry). */
   flush(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    this.#chain = this.#chain.then(() => this.#drain());
-    return this.#chain;
-  }
-
-  #schedule(delay: number): void {
-    if (this.#timer) return;
-    // Outside the request that added the row: its client leaving must not cancel the write.
-    this.#timer = outsideRequests(() =>
-      setTimeout(() => {
-        this.#timer = null;
-        void this.flush();
-      }, delay),
-    );
-    // The service flushes when it stops; a pending write alone does not keep the process alive.
-    this.#timer.unref();
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0, MAX_ROWS);
-      try {
-        await this.#write(batch);
-      } catch (error) {
-        this.#pending.unshift(...batch);
-        console.error('Writing the request log failed; retrying.', error);
-        this.#schedule(RETRY_AFTER_MS);
-        return;
-      }
-    }
+    return this.#rows.flush();
   }
 
   async #write(batch: RequestLogEntry[]): Promise<void> {

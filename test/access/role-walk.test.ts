@@ -18,6 +18,7 @@ import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
+import { definitionEditBodies } from '../support/operation-bodies.ts';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { concretePath, sampleOf, send, type Operation } from '../support/openapi.ts';
 import { defaultRequiredRole, roleAtLeast, ROLES, type Role } from '../../src/access/roles.ts';
@@ -58,39 +59,10 @@ const OWNED_PATHS = ['/projectId', '/applicationId', '/builderId', '/tokenId', '
 let emails = 0;
 
 function bodies(projectId: string): Record<string, unknown> {
-  const example = todoScode() as unknown as { actions: Array<Record<string, unknown>>; triggers: unknown[]; requirements: unknown[] };
-  const { id: _id, ...completeTodo } = example.actions[0];
   emails += 1;
   return {
+    ...definitionEditBodies(projectId),
     createProject: { name: 'Walk project' },
-    createApplication: { projectId, name: 'Walk app', scode: todoScode() },
-    replaceApplicationDefinition: { ...todoScode(), appDescription: 'Replaced' },
-    createModel: { name: 'Tag' },
-    updateModel: { name: 'Task' },
-    createField: { name: 'note', to: 'p_TEXT' },
-    updateField: { name: 'headline' },
-    createAction: {
-      id: 'urn:svc:action:count-todos',
-      startEffectId: 'count',
-      effects: [{ actionEffectId: 'count', effect: 'data.count', params: { model: 'ToDo' } }],
-      bindReturnValue: 'results.count',
-    },
-    updateAction: completeTodo,
-    modifyEffects: [{ index: 0, modification: 'insert', effect: { actionEffectId: 'note', effect: 'flow.set', params: { name: 'a', value: 'b' } } }],
-    createTrigger: {
-      trigger: { id: 'urn:svc:trigger:todo-updated', type: 'event', eventName: 'ToDo.updated', payload: {} },
-      actionId: 'urn:svc:action:welcome',
-      initialState: {},
-      validation: [],
-    },
-    updateTrigger: example.triggers[0],
-    replaceRequirements: example.requirements,
-    replacePersonas: [{ name: 'Member' }],
-    replaceAppOverview: null,
-    replaceAppDraft: null,
-    replaceDomainModel: null,
-    publishApplication: {},
-    unpublishApplication: {},
     updateProject: { name: 'Renamed' },
     createBuilder: { name: 'Walked', email: `walked.${emails}@example.com`, role: 'viewer' },
     updateBuilder: { name: 'Renamed builder' },

@@ -13,6 +13,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { ApiClient } from '../support/client.ts';
 import { createTenant, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
+import { definitionEditBodies } from '../support/operation-bodies.ts';
 import { concretePath, listOperations, sampleOf, send, type Operation } from '../support/openapi.ts';
 
 const drivers = await availableDrivers();
@@ -26,41 +27,10 @@ const NEEDS_PUBLISHED = ['unpublishApplication'];
 
 /** Valid bodies, so a refusal cannot be a 400 for the body; operations not listed get a sample of their schema. */
 function bodies(projectId: string, applicationId = ''): Record<string, unknown> {
-  const example = todoScode() as unknown as {
-    actions: Array<Record<string, unknown>>;
-    triggers: unknown[];
-    requirements: unknown[];
-  };
-  const { id: _id, ...completeTodo } = example.actions[0];
   return {
+    ...definitionEditBodies(projectId),
     createApplication: { projectId, name: 'Stolen', scode: todoScode() },
     replaceApplicationDefinition: { ...todoScode(), appDescription: 'Replaced by B' },
-    createModel: { name: 'Tag' },
-    updateModel: { name: 'Task' },
-    createField: { name: 'note', to: 'p_TEXT' },
-    updateField: { name: 'headline' },
-    createAction: {
-      id: 'urn:svc:action:count-todos',
-      startEffectId: 'count',
-      effects: [{ actionEffectId: 'count', effect: 'data.count', params: { model: 'ToDo' } }],
-      bindReturnValue: 'results.count',
-    },
-    updateAction: completeTodo,
-    modifyEffects: [{ index: 0, modification: 'insert', effect: { actionEffectId: 'note', effect: 'flow.set', params: { name: 'a', value: 'b' } } }],
-    createTrigger: {
-      trigger: { id: 'urn:svc:trigger:todo-updated', type: 'event', eventName: 'ToDo.updated', payload: {} },
-      actionId: 'urn:svc:action:welcome',
-      initialState: {},
-      validation: [],
-    },
-    updateTrigger: example.triggers[0],
-    replaceRequirements: example.requirements,
-    replacePersonas: [{ name: 'Member' }],
-    replaceAppOverview: null,
-    replaceAppDraft: null,
-    replaceDomainModel: null,
-    publishApplication: {},
-    unpublishApplication: {},
     updateProject: { name: 'Renamed by B' },
     putApplicationWebhook: { url: 'https://hooks.example.com/appbuilder' },
     postAssistantMessage: { content: 'add a text field note to to-dos', applicationId },

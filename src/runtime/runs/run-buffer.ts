@@ -8,60 +8,11 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../../storage/db.ts';
 import { PREPARED } from '../../storage/prepared.ts';
 import type { Run } from './store.ts';
-import { outsideRequests } from '../../storage/request-scope.ts';
+import { BatchWriter } from '../../storage/batch-writer.ts';
 
-const FLUSH_AFTER_MS = 25;
-const RETRY_AFTER_MS = 1_000;
-const MAX_ROWS = 200;
-
-class RunBuffer {
-  #pending: Run[] = [];
-  #timer: NodeJS.Timeout | null = null;
-  #chain: Promise<void> = Promise.resolve();
-
-  constructor(private readonly db: Db) {}
-
-  add(run: Run): void {
-    this.#pending.push(run);
-    this.#schedule(FLUSH_AFTER_MS);
-  }
-
-  /** Writes every run added so far; resolves when they are stored (or, on a database error, re-queued). */
-  flush(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    this.#chain = this.#chain.then(() => this.#drain());
-    return this.#chain;
-  }
-
-  #schedule(delay: number): void {
-    if (this.#timer) return;
-    // Outside the request that added the run: its client leaving must not refuse the write.
-    this.#timer = outsideRequests(() =>
-      setTimeout(() => {
-        this.#timer = null;
-        void this.flush();
-      }, delay),
-    );
-    // The service flushes when it stops; a pending write alone does not keep the process alive.
-    this.#timer.unref();
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0, MAX_ROWS);
-      try {
-        await insertRuns(this.db.kysely, batch);
-      } catch (error) {
-        this.#pending.unshift(...batch);
-        console.error('Storing action runs failed; retrying.', error);
-        this.#schedule(RETRY_AFTER_MS);
-        return;
-      }
-    }
-  }
+/** The process's buffer of runs for `db`: written at most 25 ms later, 200 to a statement. */
+function newRunBuffer(db: Db): BatchWriter<Run> {
+  return new BatchWriter<Run>({ flushAfterMs: 25, maxRows: 200, maxPending: 50_000, what: 'action runs', write: (batch) => insertRuns(db.kysely, batch) });
 }
 
 /** The columns of appbuilder.runs with their types, in the order of the JSON rows insertRuns sends. */
@@ -95,10 +46,10 @@ export async function insertRuns(executor: Executor, runs: readonly Run[]): Prom
     select * from json_to_recordset(cast(${JSON.stringify(rows)} as json)) as r(${RUN_COLUMNS})`.execute(executor);
 }
 
-const buffers = new WeakMap<Db, RunBuffer>();
+const buffers = new WeakMap<Db, BatchWriter<Run>>();
 
-export function runBuffer(db: Db): RunBuffer {
+export function runBuffer(db: Db): BatchWriter<Run> {
   let buffer = buffers.get(db);
-  if (!buffer) buffers.set(db, (buffer = new RunBuffer(db)));
+  if (!buffer) buffers.set(db, (buffer = newRunBuffer(db)));
   return buffer;
 }
