@@ -1,17 +1,9 @@
 import type { ApiClient } from '../support/client.ts';
 import type { Operation } from '../../src/assistant/operations.ts';
-import type { Proposal } from '../../src/assistant/proposals.ts';
+import type { AssistantMessage } from '../../src/assistant/service.ts';
 
-export interface MessageReply {
-  id: string;
-  projectId: string;
-  applicationId: string;
-  role: 'user' | 'assistant';
-  inReplyTo: string | null;
-  content: string;
-  proposal: Proposal | null;
-  createdAt: string;
-}
+/** A message as the assistant routes answer it. */
+export type MessageReply = AssistantMessage;
 
 /**
  * Sends one operation as the management API's own request (the route each operation

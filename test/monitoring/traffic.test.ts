@@ -11,6 +11,7 @@ import { listOperations } from '../support/openapi.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { publish } from '../support/publish.ts';
 import { createTenant, type AppReply, type Tenant } from '../support/tenant.ts';
+import type { LogRow } from '../../src/monitoring/queries.ts';
 import { EXPLODE_ACTION, publishMonitored, servedVersion, signup, type ServedVersion } from './support.ts';
 
 const N = 5;
@@ -20,17 +21,6 @@ const J = 2;
 const TODO_MODEL = 'urn:svc:model:todo';
 const TITLE = 'urn:svc:edge:todo-title';
 
-interface LogRow {
-  id: string;
-  at: string;
-  serverVersion: string;
-  method: string;
-  route: string;
-  status: number;
-  durationMs: number;
-  userId: string | null;
-  errorType: string | null;
-}
 type LogPage = { items: LogRow[]; metadata: { nextCursor: string | null } };
 
 interface Point {
