@@ -1,0 +1,12 @@
+/**
+ * Which extractor reads which attachment kind (DESIGN §13). One module per format;
+ * a kind without an entry (image, text, other) gives a warning, not a failure.
+ */
+import type { AttachmentKind, Extractor } from './types.ts';
+
+const EXTRACTORS: Partial<Record<AttachmentKind, Extractor>> = {
+};
+
+export function extractorFor(kind: AttachmentKind): Extractor | undefined {
+  return EXTRACTORS[kind];
+}
