@@ -1,0 +1,268 @@
+/**
+ * Building a specification (DESIGN §13): each attachment's extractor gives a draft, the drafts
+ * merge (merge.ts), the domain model is planned (domain.ts) and turned into models by
+ * `definition/generate.ts`; operations become actions with HTTP triggers, stories become
+ * personas and requirements, pages the sitemap draft. The content then passes the same
+ * validation as a definition saved through the API (settle.ts), and `provenance` maps each
+ * produced element's JSON pointer to its attachment and place in it.
+ */
+import { generateModelsFromDomainModel } from '../definition/generate.ts';
+import { generatedRoutes, normalisePath } from '../definition/consistency/triggers.ts';
+import type { Action, AppDefinition, Requirement, Trigger } from '../definition/schema.ts';
+import { extractorFor } from './extractors/index.ts';
+import { ExtractionError, type AttachmentKind, type Draft, type Extractor } from './extractors/types.ts';
+import { mergeDrafts, type Merged, type MergedModel, type Source, type SourcedDraft, type SpecWarning } from './merge.ts';
+import { planDomain } from './domain.ts';
+import { addUserModel, settle, type SourceOf } from './settle.ts';
+import { freeName, slug } from './names.ts';
+
+export interface BuildAttachment {
+  id: string;
+  name: string;
+  kind: AttachmentKind;
+  bytes: Uint8Array;
+}
+
+export interface SpecSummary {
+  attachments: number;
+  models: number;
+  fields: number;
+  relationships: number;
+  actions: number;
+  triggers: number;
+  requirements: number;
+  personas: number;
+  pages: number;
+  warnings: number;
+}
+
+export interface BuiltSpecification {
+  content: AppDefinition;
+  provenance: Record<string, Source>;
+  warnings: SpecWarning[];
+  summary: SpecSummary;
+}
+
+const USER_MODEL_NAMES = ['User', 'Account', 'Member', 'Customer', 'Person'];
+
+/** The model the app's end users sign in as: a User-like name with an email, else any model with an email. */
+function chooseUserModel(models: MergedModel[]): string | null {
+  const hasEmail = (m: MergedModel) => m.fields.some((f) => f.name === 'email' && f.type === 'p_TEXT' && !f.many);
+  const named = USER_MODEL_NAMES.map((n) => models.find((m) => m.name === n)).find((m) => m && hasEmail(m));
+  return named?.name ?? models.find(hasEmail)?.name ?? null;
+}
+
+/** `/pets/{petId}` → `/pets/:petId`; parameter names reduced to the characters a trigger path allows. */
+function triggerPath(path: string): string {
+  const templated = path.replace(/\{([^}]*)\}/g, (_all, name: string) => `:${name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(?=[0-9])/, '_') || 'param'}`);
+  const trimmed = templated.replace(/\/+$/, '');
+  return trimmed.startsWith('/') ? trimmed || '/' : `/${trimmed}`;
+}
+
+function actionsOf(merged: Merged, def: AppDefinition, sourceOf: SourceOf, warnings: SpecWarning[]): { actions: Action[]; triggers: Trigger[] } {
+  const actions: Action[] = [];
+  const triggers: Trigger[] = [];
+  const served = generatedRoutes(def);
+  const routes = new Set<string>();
+  const ids = new Set<string>();
+  for (const draft of merged.actions) {
+    const path = triggerPath(draft.path);
+    const route = `${draft.method} ${normalisePath(path)}`;
+    if (served.has(route)) {
+      warnings.push({ ...draft.source, message: `${draft.method} ${draft.path} (${draft.name}) is left out: the generated API serves that route itself.` });
+      continue;
+    }
+    if (routes.has(route)) {
+      warnings.push({ ...draft.source, message: `${draft.method} ${draft.path} (${draft.name}) is left out: another operation already has that route.` });
+      continue;
+    }
+    routes.add(route);
+    const name = freeName(slug(draft.name), ids);
+    const summary = draft.description ? `: ${draft.description}` : '';
+    const action: Action = {
+      id: `urn:svc:action:${name}`,
+      startEffectId: 'respond',
+      effects: [
+        {
+          actionEffectId: 'respond',
+          effect: 'flow.return',
+          // A placeholder that answers until the builder writes the action's effects.
+          params: { status: 501, body: { message: `${draft.method} ${draft.path} is not implemented yet${summary.slice(0, 300)}` } },
+        },
+      ],
+    };
+    const trigger: Trigger = {
+      trigger: { id: `urn:svc:trigger:${name}`, type: 'http', method: draft.method, path },
+      actionId: action.id,
+      initialState: {},
+      validation: [],
+    };
+    sourceOf.set(action, draft.source);
+    sourceOf.set(trigger, draft.source);
+    actions.push(action);
+    triggers.push(trigger);
+  }
+  return { actions, triggers };
+}
+
+function requirementsOf(merged: Merged, sourceOf: SourceOf): Requirement[] {
+  const ids = new Set<string>();
+  return merged.requirements.map((r) => {
+    const words = r.description.split(/\s+/).slice(0, 8).join(' ');
+    const requirement: Requirement = {
+      id: `@requirement/${freeName(slug(words), ids)}`,
+      type: 'usability',
+      parentId: null,
+      description: r.description,
+      importanceForUser: 'required',
+      importanceForBusiness: 'required',
+      frequencyOfUse: 'often',
+    };
+    sourceOf.set(requirement, r.source);
+    return requirement;
+  });
+}
+
+/** The pure part: drafts in, validated content out. */
+export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarnings: SpecWarning[] = []): BuiltSpecification {
+  const merged = mergeDrafts(drafts);
+  const warnings: SpecWarning[] = [...extraWarnings, ...merged.warnings];
+  const userModel = chooseUserModel(merged.models);
+  const planned = planDomain(merged.models, userModel);
+  warnings.push(...planned.warnings);
+  const sourceOf: SourceOf = new WeakMap();
+
+  const skeleton: AppDefinition = {
+    appId: slug(name),
+    version: '1.0.0',
+    appDescription: merged.description ?? `Generated from ${drafts.map((d) => d.name).join(', ') || 'no attachment'}.`,
+    userModelId: 'urn:svc:model:none',
+    personas: merged.personas.map((p) => ({ name: p.name })),
+    requirements: [],
+    appOverview: { name: merged.title ?? name, jobToBeDone: merged.description ?? merged.title ?? name, unsupportedUserJourneys: [], draftUserJourneys: [] },
+    appDraft: null,
+    domainModel: { models: planned.models },
+    actions: [],
+    triggers: [],
+    models: [],
+  };
+  const def = generateModelsFromDomainModel(skeleton);
+  for (const model of def.models) {
+    const fieldSources = planned.sources.get(model.name);
+    const declared = planned.declared.get(model.name);
+    const modelSource = merged.models.find((m) => m.name === model.name)?.source;
+    if (modelSource) sourceOf.set(model, modelSource);
+    for (const field of model.fields) {
+      const source = fieldSources?.get(field.name);
+      if (source) sourceOf.set(field, source);
+      const from = declared?.get(field.name);
+      if (!from) continue;
+      if (from.required && field.max === 1) field.min = 1;
+      if (from.enum && from.enum.length > 0) field.enum = from.enum;
+      if (from.defaultValue !== undefined) field.defaultValue = from.defaultValue;
+    }
+  }
+  if (!def.models.some((m) => m.id === def.userModelId)) {
+    addUserModel(def);
+    warnings.push({ message: 'No attachment describes users with an email: a User model (name, email) was added as the user model.' });
+  }
+  merged.personas.forEach((p, i) => sourceOf.set(def.personas![i], p.source));
+  def.requirements = requirementsOf(merged, sourceOf);
+  const { actions, triggers } = actionsOf(merged, def, sourceOf, warnings);
+  def.actions = actions;
+  def.triggers = triggers;
+  const nodes = new Set<string>();
+  const pages = merged.pages.map((page) => {
+    const id = freeName(slug(page.title), nodes);
+    const node = { id, route: id === 'home' ? '/' : `/${id}`, content: [{ title: page.title, description: page.description ?? '' }] };
+    sourceOf.set(node, page.source);
+    return node;
+  });
+  if (pages.length > 0 || def.requirements.length > 0) {
+    def.appDraft = {
+      sitemap: { nodes: pages, edges: [] },
+      requirements: def.requirements.map((r) => ({ id: r.id, description: r.description, parentId: null })),
+    };
+  }
+
+  warnings.push(...settle(def, sourceOf));
+  return { content: def, provenance: provenanceOf(def, sourceOf), warnings, summary: summaryOf(def, drafts.length, warnings.length) };
+}
+
+/** Each produced element's JSON pointer → its source. */
+function provenanceOf(def: AppDefinition, sourceOf: SourceOf): Record<string, Source> {
+  const out: Record<string, Source> = {};
+  const put = (pointer: string, element: object) => {
+    const source = sourceOf.get(element);
+    if (source) out[pointer] = source;
+  };
+  def.models.forEach((m, i) => {
+    put(`/models/${i}`, m);
+    m.fields.forEach((f, k) => put(`/models/${i}/fields/${k}`, f));
+  });
+  def.actions.forEach((a, i) => put(`/actions/${i}`, a));
+  def.triggers.forEach((t, i) => put(`/triggers/${i}`, t));
+  def.requirements.forEach((r, i) => put(`/requirements/${i}`, r));
+  def.personas?.forEach((p, i) => put(`/personas/${i}`, p));
+  def.appDraft?.sitemap.nodes.forEach((n, i) => put(`/appDraft/sitemap/nodes/${i}`, n));
+  return out;
+}
+
+function summaryOf(def: AppDefinition, attachments: number, warnings: number): SpecSummary {
+  const fields = def.models.flatMap((m) => m.fields);
+  const relationships = fields.filter((f) => f.to.startsWith('urn:svc:model:'));
+  return {
+    attachments,
+    models: def.models.length,
+    fields: fields.length,
+    relationships: relationships.length,
+    actions: def.actions.length,
+    triggers: def.triggers.length,
+    requirements: def.requirements.length,
+    personas: def.personas?.length ?? 0,
+    pages: def.appDraft?.sitemap.nodes.length ?? 0,
+    warnings,
+  };
+}
+
+function hasSomething(draft: Draft): boolean {
+  return draft.models.length + draft.actions.length + draft.personas.length + draft.requirements.length + draft.pages.length > 0;
+}
+
+/**
+ * Runs each attachment's extractor and builds the content. An attachment no extractor reads,
+ * or one its extractor cannot read, is a warning; when no attachment gave anything at all the
+ * build fails with an `ExtractionError` saying why for each.
+ */
+export async function buildSpecification(
+  name: string,
+  attachments: BuildAttachment[],
+  extractors: (kind: AttachmentKind) => Extractor | undefined = extractorFor,
+): Promise<BuiltSpecification> {
+  const drafts: SourcedDraft[] = [];
+  const warnings: SpecWarning[] = [];
+  const reasons: string[] = [];
+  for (const attachment of attachments) {
+    const extract = extractors(attachment.kind);
+    if (!extract) {
+      const message = `${attachment.name} is an attachment of kind ${attachment.kind}, which no extractor reads; it was skipped.`;
+      warnings.push({ attachmentId: attachment.id, message });
+      reasons.push(message);
+      continue;
+    }
+    try {
+      const draft = await extract({ attachmentId: attachment.id, name: attachment.name, kind: attachment.kind, bytes: attachment.bytes });
+      drafts.push({ attachmentId: attachment.id, name: attachment.name, draft });
+      if (!hasSomething(draft)) reasons.push(`${attachment.name} (${attachment.kind}) describes no model, operation, story or page${draft.warnings[0] ? `: ${draft.warnings[0].message}` : '.'}`);
+    } catch (error) {
+      if (!(error instanceof ExtractionError)) throw error;
+      const message = `${attachment.name} (${attachment.kind}) could not be read: ${error.message}`;
+      warnings.push({ attachmentId: attachment.id, message });
+      reasons.push(message);
+    }
+  }
+  if (!drafts.some((d) => hasSomething(d.draft))) {
+    throw new ExtractionError(`Nothing could be read from the attachments. ${reasons.join(' ')}`.trim());
+  }
+  return buildFromDrafts(name, drafts, warnings);
+}
