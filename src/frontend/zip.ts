@@ -10,10 +10,11 @@ import type { BundleFile } from './bundle.ts';
 const MTIME = new Date('2020-01-01T00:00:00Z');
 
 /**
- * Streams `files` as a zip into `onChunk`, awaiting it for each chunk (back-pressure).
+ * Streams `files` as a zip into `onChunk`, awaiting it for each chunk (back-pressure);
+ * `files` may be lazy (a generator): only the file being compressed is held.
  * Resolves when the archive is complete.
  */
-export async function zipFiles(files: BundleFile[], onChunk: (chunk: Uint8Array) => Promise<void> | void): Promise<void> {
+export async function zipFiles(files: Iterable<BundleFile> | AsyncIterable<BundleFile>, onChunk: (chunk: Uint8Array) => Promise<void> | void): Promise<void> {
   const queue: Uint8Array[] = [];
   let failure: Error | null = null;
   let finished = false;
@@ -28,7 +29,8 @@ export async function zipFiles(files: BundleFile[], onChunk: (chunk: Uint8Array)
     while (queue.length > 0) await onChunk(queue.shift()!);
     if (failure) throw failure;
   };
-  for (const file of files) {
+  // Files are taken one at a time (a generator makes each when asked), compressed, handed on.
+  for await (const file of files) {
     const entry = new ZipDeflate(file.path, { level: 9 });
     entry.mtime = MTIME;
     zip.add(entry);
@@ -41,7 +43,7 @@ export async function zipFiles(files: BundleFile[], onChunk: (chunk: Uint8Array)
 }
 
 /** The whole archive in memory: for tests and small callers. */
-export async function zipToBuffer(files: BundleFile[]): Promise<Buffer> {
+export async function zipToBuffer(files: Iterable<BundleFile> | AsyncIterable<BundleFile>): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   await zipFiles(files, (chunk) => {
     chunks.push(chunk);

@@ -5,8 +5,10 @@ import type { Db } from '../storage/db.ts';
 import { Problem, notFound } from '../errors.ts';
 import type { AppDefinition } from '../definition/schema.ts';
 import { toJobRecord, type JobRecord } from '../jobs/store.ts';
-import { buildFrontendBundle } from '../frontend/bundle.ts';
+import { bundleFiles, type BundleFile } from '../frontend/bundle.ts';
 import { zipFiles } from '../frontend/zip.ts';
+import { compileApp } from '../runtime/compiled-app.ts';
+import { versionClient } from '../runtime/docs/typescript-client.ts';
 import type { ApplicationService } from './applications/service.ts';
 import { latestPublishedVersion } from './integration-prompts.ts';
 
@@ -62,7 +64,9 @@ const slug = (text: string): string =>
 
 /**
  * Frontend bundles (spec endpoint 8): a `frontend_bundle` job per published version
- * builds the static app, zips it with fflate's streaming zip and stores it in chunks,
+ * builds the static app with the version's typed client (`client.ts`, the file
+ * `GET {app api}/client.ts` answers), zips it file by file with fflate's streaming zip
+ * and stores it in chunks,
  * once per (application, serverVersion). Downloads stream those chunks one query at a
  * time, so memory does not grow with the bundle.
  */
@@ -160,6 +164,17 @@ export class FrontendBundleService {
     const applicationId = String(job.metadata.applicationId);
     const serverVersion = String(job.metadata.serverVersion);
     const appUrl = typeof job.metadata.appUrl === 'string' ? job.metadata.appUrl : this.options.defaultAppUrl(applicationId);
+    // A version's definition never changes: read it, and generate its typed client (slow the
+    // first time: the generator loads), before taking the application's lock.
+    const version = await this.kysely
+      .selectFrom('appbuilder.application_versions')
+      .select('scode')
+      .where('application_id', '=', applicationId)
+      .where('server_version', '=', serverVersion)
+      .executeTakeFirst();
+    if (!version) throw notFound(`Version ${serverVersion} does not exist.`, '/serverVersion');
+    const definition = version.scode as unknown as AppDefinition;
+    const client = await versionClient(compileApp(applicationId, serverVersion, definition));
     return this.kysely.transaction().execute(async (trx) => {
       // One build per application at a time: a concurrent job waits, then finds the bundle.
       await trx.selectFrom('appbuilder.applications').select('id').where('id', '=', applicationId).forUpdate().executeTakeFirstOrThrow();
@@ -170,20 +185,21 @@ export class FrontendBundleService {
         .where('server_version', '=', serverVersion)
         .executeTakeFirst();
       if (existing) return { serverVersion, cached: true, sizeBytes: Number(existing.size_bytes) };
-      const version = await trx
-        .selectFrom('appbuilder.application_versions')
-        .select('scode')
-        .where('application_id', '=', applicationId)
-        .where('server_version', '=', serverVersion)
-        .executeTakeFirst();
-      if (!version) throw notFound(`Version ${serverVersion} does not exist.`, '/serverVersion');
-      const files = buildFrontendBundle({
-        definition: version.scode as unknown as AppDefinition,
-        serverVersion,
-        apiBaseUrl: `${appUrl.replace(/\/+$/, '')}/api/v${serverVersion}`,
-        // The stored application name (the title of the pages), when it has one.
-        ...(typeof job.metadata.name === 'string' ? { appName: job.metadata.name } : {}),
-      });
+      const paths: string[] = [];
+      // Made one at a time as the zip asks for them (the bundle is never whole in memory).
+      function* files(): Generator<BundleFile> {
+        for (const file of bundleFiles({
+          definition,
+          serverVersion,
+          apiBaseUrl: `${appUrl.replace(/\/+$/, '')}/api/v${serverVersion}`,
+          client,
+          // The stored application name (the title of the pages), when it has one.
+          ...(typeof job.metadata.name === 'string' ? { appName: job.metadata.name } : {}),
+        })) {
+          paths.push(file.path);
+          yield file;
+        }
+      }
 
       await trx.deleteFrom('appbuilder.frontend_bundle_chunks').where('application_id', '=', applicationId).where('server_version', '=', serverVersion).execute();
       const hash = createHash('sha256');
@@ -198,7 +214,7 @@ export class FrontendBundleService {
         pendingBytes = 0;
         await trx.insertInto('appbuilder.frontend_bundle_chunks').values({ application_id: applicationId, server_version: serverVersion, seq: seq++, data }).execute();
       };
-      await zipFiles(files, async (chunk) => {
+      await zipFiles(files(), async (chunk) => {
         hash.update(chunk);
         size += chunk.byteLength;
         pending.push(chunk);
@@ -209,9 +225,9 @@ export class FrontendBundleService {
       const sha256 = hash.digest('hex');
       await trx
         .insertInto('appbuilder.frontend_bundles')
-        .values({ application_id: applicationId, server_version: serverVersion, job_id: job.id, size_bytes: size, sha256, chunk_count: seq, file_count: files.length })
+        .values({ application_id: applicationId, server_version: serverVersion, job_id: job.id, size_bytes: size, sha256, chunk_count: seq, file_count: paths.length })
         .execute();
-      return { serverVersion, cached: false, sizeBytes: size, sha256, files: files.map((f) => f.path) };
+      return { serverVersion, cached: false, sizeBytes: size, sha256, files: paths };
     });
   }
 
