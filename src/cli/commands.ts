@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
-import { action } from './output.ts';
-import { loginCommand } from './login.ts';
-import { applyCommand } from './apply.ts';
-import { publishCommand } from './publish.ts';
-import { unpublishCommand } from './unpublish.ts';
-import { statusCommand } from './status.ts';
-import { bundleCommand } from './bundle.ts';
-import { runsCommand } from './runs.ts';
-import { openCommand } from './open.ts';
+
+/**
+ * Runs `pick(module)` of a module imported only when the command runs (so `--help` loads
+ * none of them), failing as `action` in output.ts does: the problem on stderr, exit code 1.
+ */
+function lazy<M, A extends unknown[]>(load: () => Promise<M>, pick: (module: M) => (...args: A) => Promise<void>) {
+  return async (...args: A): Promise<void> => {
+    const [module, { action }] = await Promise.all([load(), import('./output.ts')]);
+    await action(pick(module))(...args);
+  };
+}
 
 const JSON_HELP = 'machine output (JSON) only on stdout';
 
@@ -20,7 +22,7 @@ export function registerClientCommands(program: Command): void {
     .option('--client-id <key>', 'the API key (default: APPBUILDER_CLIENT_ID)')
     .option('--client-secret <secret>', 'the secret (default: APPBUILDER_CLIENT_SECRET)')
     .option('--json', JSON_HELP)
-    .action(action(loginCommand));
+    .action(lazy(() => import('./login.ts'), (m) => m.loginCommand));
 
   program
     .command('apply')
@@ -30,7 +32,7 @@ export function registerClientCommands(program: Command): void {
     .option('--publish', 'publish the new version')
     .option('--wait', 'with --publish: wait until the version is served')
     .option('--json', JSON_HELP)
-    .action(action(applyCommand));
+    .action(lazy(() => import('./apply.ts'), (m) => m.applyCommand));
 
   program
     .command('publish <app>')
@@ -38,27 +40,27 @@ export function registerClientCommands(program: Command): void {
     .option('--version <version>', 'the serverVersion to publish')
     .option('--wait', 'wait until the version is served')
     .option('--json', JSON_HELP)
-    .action(action(publishCommand));
+    .action(lazy(() => import('./publish.ts'), (m) => m.publishCommand));
 
   program
     .command('unpublish <app>')
     .description('Stop serving every version of an application, or --version')
     .option('--version <version>', 'the serverVersion to stop serving')
     .option('--json', JSON_HELP)
-    .action(action(unpublishCommand));
+    .action(lazy(() => import('./unpublish.ts'), (m) => m.unpublishCommand));
 
   program
     .command('status <app>')
     .description('The application\'s version, served versions and latest jobs')
     .option('--json', JSON_HELP)
-    .action(action(statusCommand));
+    .action(lazy(() => import('./status.ts'), (m) => m.statusCommand));
 
   program
     .command('bundle <app>')
     .description('Download the frontend bundle (zip) of the latest published version, waiting for its build')
     .requiredOption('-o, --output <file>', 'where to write the zip')
     .option('--json', JSON_HELP)
-    .action(action(bundleCommand));
+    .action(lazy(() => import('./bundle.ts'), (m) => m.bundleCommand));
 
   program
     .command('runs <app>')
@@ -66,11 +68,11 @@ export function registerClientCommands(program: Command): void {
     .option('--follow', 'keep printing new runs until interrupted')
     .option('--limit <n>', 'how many runs (default 20)')
     .option('--json', JSON_HELP)
-    .action(action(runsCommand));
+    .action(lazy(() => import('./runs.ts'), (m) => m.runsCommand));
 
   program
     .command('open <app>')
     .description('Print where the served versions answer: API, docs, OpenAPI and the frontend bundle')
     .option('--json', JSON_HELP)
-    .action(action(openCommand));
+    .action(lazy(() => import('./open.ts'), (m) => m.openCommand));
 }

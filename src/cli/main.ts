@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { serveCommand } from './serve.ts';
-import { initCommand } from './init.ts';
-import { rotateMasterKeyCommand } from './rotate-master-key.ts';
 import { registerClientCommands } from './commands.ts';
+
+// Each command's module is imported when the command runs: `--help` (and a client command)
+// never loads the server, the store or the job queue (test/cli/lazy-help.test.ts).
 
 function port(value: string): number {
   const parsed = Number(value);
@@ -20,20 +20,20 @@ program
   .option('-p, --port <port>', 'port to listen on (default: PORT or 8080)', port)
   .option('--host <host>', 'address to listen on (default: HOST or 0.0.0.0)')
   .option('--role <role>', 'api | runtime | worker | all', 'all')
-  .action(serveCommand);
+  .action(async (options) => (await import('./serve.ts')).serveCommand(options));
 
 program
   .command('init')
   .description('Create a customer and an API client on the store, and print its credentials once')
   .option('--name <name>', 'customer name')
   .option('--admin', 'make the client a platform administrator (default when the store is empty)')
-  .action(initCommand);
+  .action(async (options) => (await import('./init.ts')).initCommand(options));
 
 program
   .command('rotate-master-key')
   .description('Re-wrap every data key under a new master key in one transaction (stop the service first)')
   .option('--new-key-file <path>', 'a file holding the new key (32 bytes, base64); default with the embedded store: a new key file replaces the old')
-  .action(rotateMasterKeyCommand);
+  .action(async (options) => (await import('./rotate-master-key.ts')).rotateMasterKeyCommand(options));
 
 registerClientCommands(program);
 
