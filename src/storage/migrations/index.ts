@@ -10,6 +10,7 @@ import * as files from './008-files.ts';
 import * as assistant from './009-assistant.ts';
 import * as monitoring from './010-monitoring.ts';
 import * as specifications from './011-specifications.ts';
+import * as appFiles from './012-app-files.ts';
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 9, name: 'assistant', up: assistant.up },
   { version: 10, name: 'monitoring', up: monitoring.up },
   { version: 11, name: 'specifications', up: specifications.up },
+  { version: 12, name: 'app-files', up: appFiles.up },
 ];
