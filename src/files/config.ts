@@ -9,6 +9,8 @@ export interface StorageConfig {
   maxFileBytes: number;
   /** Bytes one customer may hold in all (APPBUILDER_STORAGE_QUOTA_BYTES, default 1 GiB). */
   quotaBytes: number;
+  /** Largest upload to a generated app's `POST /files` (APPBUILDER_APP_FILE_MAX_BYTES, default 10 MiB; DESIGN §6). */
+  appMaxFileBytes: number;
   /** Temp files and unreferenced blobs older than this are swept, seconds (APPBUILDER_STORAGE_SWEEP_AGE, default 3600). */
   sweepAgeSeconds: number;
   s3: S3Config | null;
@@ -37,6 +39,7 @@ export function loadStorageConfig(env: NodeJS.ProcessEnv, dataDir: string): Stor
     dir: resolve(env.APPBUILDER_STORAGE_DIR || join(dataDir, 'files')),
     maxFileBytes: bytesFrom(env.APPBUILDER_STORAGE_MAX_FILE_BYTES, 100 * 1024 * 1024),
     quotaBytes: bytesFrom(env.APPBUILDER_STORAGE_QUOTA_BYTES, 1024 * 1024 * 1024),
+    appMaxFileBytes: bytesFrom(env.APPBUILDER_APP_FILE_MAX_BYTES, 10 * 1024 * 1024),
     sweepAgeSeconds: bytesFrom(env.APPBUILDER_STORAGE_SWEEP_AGE, 3600),
     s3: bucket
       ? {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { conflict, forbidden, notFound, Problem } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
@@ -9,7 +9,7 @@ import { Meter, TooLarge } from './meter.ts';
 import { checkPath, checkPrefix } from './paths.ts';
 import { UrlSigner } from './signing.ts';
 import { storedContentType } from './sniff.ts';
-import { filesKysely, type FileRow } from './table.ts';
+import { filesKysely, type FileRow, type FilesDb } from './table.ts';
 
 /** Whose files a caller reaches: a customer's, and a builder's own unless it may see all (DESIGN §10). */
 export interface FileScope {
@@ -37,6 +37,10 @@ export interface UploadOptions {
   builderId: string | null;
   /** Content-Length when the client sent one: refused at once when over a limit. */
   declaredLength?: number;
+  /** A smaller per-file limit than APPBUILDER_STORAGE_MAX_FILE_BYTES, and the setting that sets it (a generated app's uploads). */
+  fileLimit?: { bytes: number; setting: string };
+  /** Runs in the transaction that commits the file's row (a row tied to it commits or vanishes with it). */
+  inCommit?: (trx: Transaction<FilesDb>, row: FileRow) => Promise<void>;
 }
 
 const FILE_COLUMNS = ['id', 'customer_id', 'builder_id', 'path', 'size', 'content_type', 'sha256', 'blob_key', 'created_at', 'updated_at'] as const;
@@ -100,9 +104,9 @@ export class FileService {
     return Number(row.used);
   }
 
-  private tooLarge(limit: TooLarge, used: number): Problem {
+  private tooLarge(limit: TooLarge, used: number, setting = 'APPBUILDER_STORAGE_MAX_FILE_BYTES'): Problem {
     if (limit.reason === 'file') {
-      const message = `is larger than the limit of ${limit.limit} bytes per file (APPBUILDER_STORAGE_MAX_FILE_BYTES)`;
+      const message = `is larger than the limit of ${limit.limit} bytes per file (${setting})`;
       return new Problem(413, `The file ${message}.`, [{ path: '/', message }]);
     }
     const message = `would take the customer's files past the quota of ${this.config.quotaBytes} bytes (APPBUILDER_STORAGE_QUOTA_BYTES); ${used} bytes are in use`;
@@ -133,8 +137,11 @@ export class FileService {
     this.refuseTaken(scope, existing, options);
     const used = await this.used(this.kysely, scope.customerId, options.path);
     const left = Math.max(0, this.config.quotaBytes - used);
-    const limit = this.config.maxFileBytes <= left ? new TooLarge(this.config.maxFileBytes, 'file') : new TooLarge(left, 'quota');
-    if (options.declaredLength !== undefined && options.declaredLength > limit.limit) throw this.tooLarge(limit, used);
+    const own = options.fileLimit && options.fileLimit.bytes < this.config.maxFileBytes ? options.fileLimit : null;
+    const fileBytes = own ? own.bytes : this.config.maxFileBytes;
+    const limit = fileBytes <= left ? new TooLarge(fileBytes, 'file') : new TooLarge(left, 'quota');
+    const tooLarge = (error: TooLarge) => this.tooLarge(error, used, own?.setting);
+    if (options.declaredLength !== undefined && options.declaredLength > limit.limit) throw tooLarge(limit);
 
     const blobKey = uuidv7();
     const meter = new Meter({ bytes: limit.limit, reason: limit.reason });
@@ -142,7 +149,7 @@ export class FileService {
     try {
       await this.driver.put(blobKey, meter);
     } catch (error) {
-      if (error instanceof TooLarge) throw this.tooLarge(error, used);
+      if (error instanceof TooLarge) throw tooLarge(error);
       throw error;
     }
     let committed: { row: FileRow; oldBlob: string | null };
@@ -190,6 +197,7 @@ export class FileService {
         .values({ id: uuidv7(), customer_id: scope.customerId, builder_id: options.builderId, path: options.path, ...values })
         .returning(FILE_COLUMNS)
         .executeTakeFirstOrThrow();
+      if (options.inCommit) await options.inCommit(trx, row);
       return { row, oldBlob: null };
     });
   }
