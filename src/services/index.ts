@@ -56,9 +56,11 @@ export interface ServiceDependencies {
   registry: DeploymentRegistry;
   /** This process's cache of apps' variables and secrets (forgotten at once after a write here). */
   appValues?: AppValuesCache;
+  /** The customers' files, when made before (the generated apps store their uploads there too). */
+  files?: FileService;
 }
 
-export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues }: ServiceDependencies): Promise<Services> {
+export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues, files }: ServiceDependencies): Promise<Services> {
   const apiClients = new ApiClientService(db);
   const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
   const monitoring = new MonitoringService(db, config, applications, masterKey);
@@ -84,7 +86,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications, appValues),
-    files: createFileService(db, config.storage, masterKey),
+    files: files ?? createFileService(db, config.storage, masterKey),
     monitoring,
     configuration,
     assistant: new AssistantService(db, applications, plannerFor(config.assistant, appValues), configuration),

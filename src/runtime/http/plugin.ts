@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { decodeJwt, type JWTPayload } from 'jose';
 import { notFound, unauthorized } from '../../errors.ts';
 import type { Caller } from '../caller.ts';
@@ -12,6 +12,8 @@ import type { AppValuesSource } from '../../secrets/app-values.ts';
 import { withEnv } from '../../secrets/current-env.ts';
 import { noteAppAnswer, noteAppRequest, trackAppRequests } from '../../monitoring/request-hook.ts';
 import type { RequestLogWriter } from '../../monitoring/request-log.ts';
+import { sendFile } from '../../files/serve.ts';
+import { registerUploadRoute, UPLOAD_PATH } from './upload-route.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -26,6 +28,8 @@ export interface GeneratedAppsOptions {
   requestLog?: RequestLogWriter;
   /** The apps' variables and secrets (`env`, `secrets`; DESIGN §11), read for each request. */
   appValues?: AppValuesSource;
+  /** APPBUILDER_PUBLIC_URL: the origin of the URLs the apps hand out (stored files'); else the request's. */
+  publicUrl?: string | null;
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
@@ -85,13 +89,14 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
 
   return async (fastify: FastifyInstance): Promise<void> => {
     if (options.requestLog) trackAppRequests(fastify, options.requestLog);
-    fastify.route({
+    const appRoute: RouteOptions = {
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: `${options.appsPath}/:applicationId/api/:version/*`,
       schema: { hide: true },
       handler: async (request, reply) => {
         options.rateLimits?.anonymous(request, reply);
-        const { applicationId, version, '*': rest } = request.params as { applicationId: string; version: string; '*': string };
+        // The upload route (upload-route.ts) has no wildcard: its path is the files route.
+        const { applicationId, version, '*': rest = UPLOAD_PATH.slice(1) } = request.params as { applicationId: string; version: string; '*'?: string };
         const serverVersion = VERSION.exec(version)?.[1];
         const served = serverVersion && /^[0-9a-f-]{36}$/i.test(applicationId) ? await options.registry.resolve(applicationId, serverVersion) : null;
         if (!served) {
@@ -119,10 +124,15 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           caller,
           address: request.ip,
           ...(values ? { values } : {}),
+          customerId: served.customerId,
+          filesUrl: `${(options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '')}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`,
         }));
         if (note) noteAppAnswer(note, response.status, response.json ?? response.body);
+        if (response.file) return sendFile(request, reply, response.file.files, response.file.row);
         return send(reply, response);
       },
-    });
+    };
+    fastify.route(appRoute);
+    await registerUploadRoute(fastify, appRoute, options.appsPath);
   };
 }

@@ -2,6 +2,8 @@ import type { AppValues } from '../../secrets/app-values.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CompiledApp } from '../compiled-app.ts';
 import type { Caller } from '../caller.ts';
+import type { FileService } from '../../files/service.ts';
+import type { FileRow } from '../../files/table.ts';
 
 /** A request to a generated app, after routing and authentication. */
 export interface AppRequest {
@@ -18,6 +20,10 @@ export interface AppRequest {
   address?: string;
   /** The application's variables and secrets now (secrets/app-values.ts); none when not configured. */
   values?: AppValues;
+  /** The customer owning the application (its storage holds the app's files). */
+  customerId?: string;
+  /** This version's files route as an absolute URL ending in `/`: a stored file key reads as this plus the key (DESIGN §6). */
+  filesUrl?: string;
 }
 
 /** What a handler answers; `json` is sent as is when set (JSON built by PostgreSQL). */
@@ -26,6 +32,8 @@ export interface AppResponse {
   body?: unknown;
   json?: string;
   headers?: Record<string, string>;
+  /** A stored file to stream (files/serve.ts: ETag, Range, 304, safe headers); `status` is then set by it. */
+  file?: { files: FileService; row: FileRow };
 }
 
 export type AppHandler = (request: AppRequest) => Promise<AppResponse>;

@@ -13,6 +13,7 @@ import { plainJson, readPlainRecord, type PlainRecord } from './plain-record.ts'
 import { writeRelation } from './relations.ts';
 import { refusal, ruleCondition } from './rules.ts';
 import { validateWrite } from './values.ts';
+import { checkFileKeys } from './file-keys.ts';
 import { expressionDefaults } from './defaults.ts';
 import { recordEvent } from './outbox.ts';
 import { insertReadBack, updateReadBack } from './merged-writes.ts';
@@ -110,6 +111,7 @@ export async function createRecordWithView(
   view?: RawBuilder<unknown>,
 ): Promise<Written> {
   const { values } = validateWrite(model, body, 'create', expressionDefaults(app, model, authOf(caller)));
+  await checkFileKeys(executor, app, model, values);
   const condition = ruleCondition(app, model, caller, 'create');
   if (!condition) throw forbidden(`You may not create ${model.resource}.`);
   const id = uuidv7();
@@ -159,6 +161,7 @@ export async function updateRecordWithView(
   view?: RawBuilder<unknown>,
 ): Promise<Written> {
   const { values } = validateWrite(model, body, 'update');
+  await checkFileKeys(executor, app, model, values);
   if (model === app.userModel) forgetUser(app, id);
   const condition = ruleCondition(app, model, caller, 'update');
   if (!condition) throw await refusal(executor, app, model, id, caller, 'update');

@@ -1,5 +1,6 @@
 import { unprocessable, type ProblemDetail } from '../../errors.ts';
 import { isUuid } from '../../tools/ids.ts';
+import { APP_FILE_KEY } from '../../files/app-files.ts';
 import type { CompiledField, CompiledModel } from '../compiled-app.ts';
 
 /** A validated write: column values of the model's own table, and relation sets stored elsewhere. */
@@ -20,7 +21,6 @@ function isCalendarDate(value: string): boolean {
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?$/;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const CURRENCY = /^[A-Z]{3}$/;
-const STORAGE_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,511}$/;
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -61,9 +61,11 @@ function primitiveValue(to: string, value: unknown): { ok: true; value: unknown 
     case 'p_IMAGE':
     case 'p_VIDEO':
     case 'p_FILE':
-      return typeof value === 'string' && (isHttpUrl(value) || STORAGE_KEY.test(value))
+      // The key of a file uploaded to POST /files (that it exists is checked with the write: file-keys.ts), or an https URL.
+      if (typeof value === 'string' && value.startsWith('https://')) return isHttpUrl(value) ? { ok: true, value } : fail('must be a valid https URL');
+      return typeof value === 'string' && APP_FILE_KEY.test(value)
         ? { ok: true, value }
-        : fail('must be an http(s) URL or a storage key');
+        : fail('must be an https URL or the key of a file uploaded to POST /files');
     case 'p_ADDRESS':
       return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ok: true, value } : fail('must be an object');
     case 'p_CURRENCY_AMOUNT': {
