@@ -3,8 +3,10 @@
  * a kind without an entry (image, text, other) gives a warning, not a failure.
  */
 import type { AttachmentKind, Extractor } from './types.ts';
+import { extractSql } from './sql.ts';
 
 const EXTRACTORS: Partial<Record<AttachmentKind, Extractor>> = {
+  sql: extractSql,
 };
 
 export function extractorFor(kind: AttachmentKind): Extractor | undefined {

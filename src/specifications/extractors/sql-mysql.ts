@@ -1,0 +1,151 @@
+/**
+ * MySQL DDL through node-sql-parser's MySQL grammar: `CREATE TABLE` (columns, `ENUM`/`SET`,
+ * inline and table constraints) and `ALTER TABLE … ADD CONSTRAINT`. Its AST is loosely typed,
+ * so it is read through the small accessors below rather than trusted shapes.
+ */
+import mysql from 'node-sql-parser/build/mysql.js';
+import type { EnumValue } from '../../definition/schema.ts';
+import type { SqlColumn, SqlForeignKey, SqlTable } from './sql-tables.ts';
+import type { SqlStatement, StatementsRead } from './sql-statements.ts';
+
+type Ast = Record<string, unknown>;
+
+function obj(value: unknown): Ast | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Ast) : undefined;
+}
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const o = obj(value);
+  if (!o) return undefined;
+  // column names come as a string or as {expr: {value}} depending on the grammar path
+  return text(o.value) ?? text(o.column) ?? text(o.expr);
+}
+
+/** A literal the AST holds: a number, a quoted string, a boolean. */
+function literal(node: unknown): EnumValue | undefined {
+  const o = obj(node);
+  if (!o) return undefined;
+  if (o.type === 'number') return Number(o.value);
+  if (o.type === 'bool' || o.type === 'boolean') return Boolean(o.value);
+  if (o.type === 'single_quote_string' || o.type === 'double_quote_string' || o.type === 'string') {
+    return typeof o.value === 'string' ? o.value : undefined;
+  }
+  return undefined;
+}
+
+function columnNames(definition: unknown): string[] {
+  return list(definition).map(text).filter((s): s is string => s !== undefined);
+}
+
+function foreignKey(columns: string[], reference: unknown): SqlForeignKey | undefined {
+  const ref = obj(reference);
+  const table = text(obj(list(ref?.table)[0])?.table);
+  return ref && table ? { columns, table, refColumns: columnNames(ref.definition) } : undefined;
+}
+
+/** `col IN ('a', 'b')` in a CHECK. */
+function checkEnum(check: unknown): { column: string; values: EnumValue[] } | undefined {
+  const expr = obj(list(obj(check)?.definition)[0]);
+  if (!expr || expr.type !== 'binary_expr' || String(expr.operator).toUpperCase() !== 'IN') return undefined;
+  const column = text(obj(expr.left)?.column);
+  const values = list(obj(expr.right)?.value).map(literal);
+  if (!column || values.length === 0 || values.some((v) => v === undefined)) return undefined;
+  return { column, values: values as EnumValue[] };
+}
+
+function readColumn(def: Ast, table: SqlTable): SqlColumn {
+  const definition = obj(def.definition) ?? {};
+  const type = String(definition.dataType ?? '').toLowerCase();
+  const column: SqlColumn = {
+    name: text(obj(def.column)?.column) ?? text(def.column) ?? '',
+    type,
+    array: false,
+    notNull: obj(def.nullable)?.type === 'not null' || def.primary_key !== undefined,
+  };
+  if (type === 'enum' || type === 'set') {
+    const values = list(obj(definition.expr)?.value).map(literal);
+    if (values.length > 0 && values.every((v) => v !== undefined)) column.enum = values as EnumValue[];
+  }
+  const found = checkEnum(def.check);
+  if (found && found.column === column.name) column.enum = found.values;
+  if (def.auto_increment) column.computedDefault = 'sequence';
+  const defaultNode = obj(obj(def.default_val)?.value);
+  if (defaultNode) {
+    const value = literal(defaultNode);
+    if (value !== undefined) {
+      column.defaultValue = typeof value === 'string' && /^(decimal|numeric|float|double|real|int|integer|smallint|tinyint|mediumint|bigint)$/.test(type)
+        ? Number(value)
+        : value;
+    } else if (defaultNode.type === 'function') {
+      const fn = text(list(obj(defaultNode.name)?.name)[0])?.toUpperCase();
+      column.computedDefault = fn === 'CURRENT_TIMESTAMP' || fn === 'NOW' ? 'now' : 'other';
+    }
+  }
+  if (def.primary_key) table.primaryKey = [column.name];
+  const fk = foreignKey([column.name], def.reference_definition);
+  if (fk) table.foreignKeys.push(fk);
+  return column;
+}
+
+function readConstraint(def: Ast, table: SqlTable): void {
+  const kind = String(def.constraint_type ?? '').toLowerCase();
+  const columns = columnNames(def.definition);
+  if (kind === 'primary key') {
+    table.primaryKey = columns;
+    for (const column of table.columns) if (columns.includes(column.name)) column.notNull = true;
+  } else if (kind === 'foreign key') {
+    const fk = foreignKey(columns, def.reference_definition);
+    if (fk && !table.foreignKeys.some((k) => k.columns.join() === fk.columns.join())) table.foreignKeys.push(fk);
+  } else if (kind === 'check') {
+    const found = checkEnum(def);
+    const column = found && table.columns.find((c) => c.name === found.column);
+    if (column && found) column.enum = found.values;
+  }
+}
+
+export function readMysql(statements: SqlStatement[]): StatementsRead {
+  const parser = new mysql.Parser();
+  const tables = new Map<string, SqlTable>();
+  const rejected: SqlStatement[] = [];
+  let ignored = 0;
+  for (const statement of statements) {
+    let asts: unknown[];
+    try {
+      const result: unknown = parser.astify(statement.text, { database: 'mysql' });
+      asts = Array.isArray(result) ? result : [result];
+    } catch {
+      rejected.push(statement);
+      continue;
+    }
+    for (const node of asts.map(obj)) {
+      if (node?.type === 'create' && node.keyword === 'table') {
+        const ref = obj(list(node.table)[0]);
+        const name = text(ref?.table);
+        if (!name) continue;
+        const db = text(ref?.db);
+        const table: SqlTable = {
+          name, qualifiedName: db ? `${db}.${name}` : name, line: statement.line, columns: [], primaryKey: [], foreignKeys: [],
+        };
+        for (const def of list(node.create_definitions).map(obj)) {
+          if (def?.resource === 'column') table.columns.push(readColumn(def, table));
+        }
+        for (const def of list(node.create_definitions).map(obj)) {
+          if (def?.resource === 'constraint') readConstraint(def, table);
+        }
+        tables.set(name, table);
+      } else if (node?.type === 'alter') {
+        const table = tables.get(text(obj(list(node.table)[0])?.table) ?? '');
+        for (const expr of list(node.expr).map(obj)) {
+          const def = obj(expr?.create_definitions);
+          if (table && expr?.action === 'add' && def?.resource === 'constraint') readConstraint(def, table);
+        }
+      } else {
+        ignored += 1;
+      }
+    }
+  }
+  return { tables: [...tables.values()], rejected, ignored, partitions: 0 };
+}

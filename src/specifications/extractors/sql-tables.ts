@@ -1,0 +1,190 @@
+/**
+ * What the two SQL dialect readers (sql-postgres.ts, sql-mysql.ts) agree on: tables as the
+ * DDL states them, and the one translation of those tables into a draft (DESIGN §13):
+ * tables → models, column types → primitive types, single-column foreign keys →
+ * relationships naming their to-many partner on the referenced table (build.ts creates
+ * it there: one relationship is stated once), a table of just two
+ * foreign keys (plus a key and timestamps) → `joinOf`, `NOT NULL` → required, literal
+ * `DEFAULT`s → defaultValue.
+ */
+import pluralize from 'pluralize';
+import type { EnumValue, PrimitiveType } from '../../definition/schema.ts';
+import type { DraftField, DraftModel, DraftWarning } from './types.ts';
+
+export interface SqlColumn {
+  name: string;
+  /** The type's last name part, lower case: `int4`, `varchar`, `mpaa_rating`, `timestamp`. */
+  type: string;
+  array: boolean;
+  notNull: boolean;
+  /** A literal default, already a JSON value. */
+  defaultValue?: EnumValue;
+  /** A default the database computes: `now()`, a sequence, `AUTO_INCREMENT`, an identity. */
+  computedDefault?: 'now' | 'sequence' | 'other';
+  /** Values from `ENUM(…)`, an enum type, or `CHECK (col IN (…))`. */
+  enum?: EnumValue[];
+  /** `GENERATED ALWAYS AS (…)`: computed by the database, not data a client sends. */
+  generated?: boolean;
+}
+
+export interface SqlForeignKey {
+  columns: string[];
+  table: string;
+  refColumns: string[];
+}
+
+export interface SqlTable {
+  /** The table's name without its schema. */
+  name: string;
+  /** `public.film`: how the document names it, for locators. */
+  qualifiedName: string;
+  line: number;
+  columns: SqlColumn[];
+  primaryKey: string[];
+  foreignKeys: SqlForeignKey[];
+}
+
+const NUMBER_TYPES = new Set([
+  'int', 'int2', 'int4', 'int8', 'integer', 'smallint', 'bigint', 'tinyint', 'mediumint', 'serial',
+  'serial2', 'serial4', 'serial8', 'bigserial', 'smallserial', 'numeric', 'decimal', 'dec', 'real',
+  'float', 'float4', 'float8', 'double', 'double precision', 'money', 'year', 'bit',
+]);
+const TEXT_TYPES = new Set([
+  'text', 'varchar', 'char', 'bpchar', 'character', 'character varying', 'nvarchar', 'nchar',
+  'citext', 'uuid', 'tinytext', 'mediumtext', 'longtext', 'name', 'inet', 'cidr', 'macaddr', 'set', 'enum',
+]);
+const TYPE_BY_NAME: Record<string, PrimitiveType> = {
+  bool: 'p_BOOLEAN', boolean: 'p_BOOLEAN',
+  date: 'p_DATE',
+  timestamp: 'p_DATE_TIME', timestamptz: 'p_DATE_TIME', datetime: 'p_DATE_TIME',
+  time: 'p_TIME', timetz: 'p_TIME',
+  bytea: 'p_FILE', blob: 'p_FILE', tinyblob: 'p_FILE', mediumblob: 'p_FILE', longblob: 'p_FILE',
+  binary: 'p_FILE', varbinary: 'p_FILE',
+};
+/** Columns that hold no data a client would enter: search indexes, vectors. Left out with a warning. */
+const SKIPPED_TYPES = new Set(['tsvector', 'tsquery', 'vector']);
+/** Column types a join table may have besides its two foreign keys. */
+const TIMESTAMP_TYPES: ReadonlySet<PrimitiveType> = new Set(['p_DATE_TIME', 'p_DATE']);
+
+export function primitiveOf(column: SqlColumn): PrimitiveType | undefined {
+  if (column.enum) return typeof column.enum[0] === 'number' ? 'p_NUMBER' : 'p_TEXT';
+  const mapped = TYPE_BY_NAME[column.type];
+  if (mapped) return mapped;
+  if (NUMBER_TYPES.has(column.type)) return 'p_NUMBER';
+  if (TEXT_TYPES.has(column.type)) return 'p_TEXT';
+  return undefined;
+}
+
+/** A single-column key of a number or uuid type: the application's own record ids replace it. */
+function isSurrogateKey(table: SqlTable, column: SqlColumn): boolean {
+  if (table.primaryKey.length !== 1 || table.primaryKey[0] !== column.name) return false;
+  return primitiveOf(column) === 'p_NUMBER' || column.type === 'uuid';
+}
+
+function singleForeignKeys(table: SqlTable): SqlForeignKey[] {
+  return table.foreignKeys.filter((fk) => fk.columns.length === 1);
+}
+
+/**
+ * Two foreign keys, a key of nothing but those two (or none), timestamps besides, and no
+ * table pointing at it: `film_actor (actor_id, film_id, last_update)`. A table with its own
+ * key or referenced by others (`inventory`, `rental`) is an entity, not a pairing.
+ */
+function joinTargets(table: SqlTable, referenced: ReadonlySet<string>): [string, string] | undefined {
+  const fks = singleForeignKeys(table);
+  if (fks.length !== 2 || table.foreignKeys.length !== 2 || referenced.has(table.name)) return undefined;
+  const fkColumns = new Set(fks.map((fk) => fk.columns[0]));
+  if (!table.primaryKey.every((key) => fkColumns.has(key))) return undefined;
+  const others = table.columns.filter((c) => !fkColumns.has(c.name));
+  const onlyTimestamps = others.every((c) => {
+    const type = primitiveOf(c);
+    return type !== undefined && TIMESTAMP_TYPES.has(type);
+  });
+  // in the order the table lists the columns, as a reader sees them (not the order of the constraints)
+  const position = (fk: SqlForeignKey) => table.columns.findIndex((c) => c.name === fk.columns[0]);
+  const [first, second] = [...fks].sort((a, b) => position(a) - position(b));
+  return onlyTimestamps ? [first!.table, second!.table] : undefined;
+}
+
+/**
+ * The partner's name on the referenced table: the referencing table pluralised
+ * (`customer.address_id` → `address.customers`), qualified by the column when one table
+ * points at the same target twice (`film.original_language_id` → `films_by_original_language_id`).
+ */
+function partnerName(table: SqlTable, fk: SqlForeignKey): string {
+  const plural = pluralize(table.name);
+  const sameTarget = singleForeignKeys(table).filter((other) => other.table === fk.table);
+  return sameTarget.length > 1 && sameTarget[0] !== fk ? `${plural}_by_${fk.columns[0]}` : plural;
+}
+
+export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): DraftModel[] {
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const referenced = new Set(tables.flatMap((t) => t.foreignKeys.map((fk) => fk.table)));
+  const models = new Map<string, DraftModel>();
+  const skippedColumns: string[] = [];
+  for (const table of tables) {
+    const locator = `table ${table.qualifiedName} (line ${table.line})`;
+    const fkByColumn = new Map(singleForeignKeys(table).map((fk) => [fk.columns[0]!, fk]));
+    const join = joinTargets(table, referenced);
+    const fields: DraftField[] = [];
+    for (const column of table.columns) {
+      const fieldLocator = `table ${table.qualifiedName}, column ${column.name}`;
+      const fk = fkByColumn.get(column.name);
+      if (fk && byName.has(fk.table)) {
+        fields.push({
+          name: column.name,
+          type: { model: fk.table },
+          many: false,
+          required: column.notNull,
+          // a join table's two keys become one many-to-many (build.ts), not two one-to-many
+          ...(join ? {} : { partner: partnerName(table, fk) }),
+          locator: fieldLocator,
+        });
+        continue;
+      }
+      if (fk) {
+        warnings.push({ locator: fieldLocator, message: `references ${fk.table}, which the document does not define: kept as a plain column` });
+      }
+      if (isSurrogateKey(table, column) && !fk) continue;
+      const type = primitiveOf(column);
+      if (column.generated || SKIPPED_TYPES.has(column.type)) {
+        skippedColumns.push(`${table.name}.${column.name} (${column.generated ? 'generated' : column.type})`);
+        continue;
+      }
+      if (!type) {
+        warnings.push({ locator: fieldLocator, message: `type ${column.type} has no equivalent: read as text` });
+      }
+      const field: DraftField = {
+        name: column.name,
+        type: type ?? 'p_TEXT',
+        many: column.array || column.type === 'set',
+        // a NOT NULL column the database fills (a sequence, uuidv7(), CURRENT_DATE) is not one a
+        // client must send; `now()` becomes a `now` default below and stays required
+        required: column.notNull && (column.computedDefault === undefined || column.computedDefault === 'now'),
+        locator: fieldLocator,
+      };
+      if (column.enum) field.enum = column.enum;
+      if (column.defaultValue !== undefined) field.defaultValue = column.defaultValue;
+      else if (column.computedDefault === 'now' && type === 'p_DATE_TIME') field.defaultValue = { expression: 'now' };
+      fields.push(field);
+    }
+    const model: DraftModel = { name: table.name, fields, locator };
+    if (join) model.joinOf = join;
+    models.set(table.name, model);
+  }
+  for (const table of tables) {
+    for (const fk of table.foreignKeys.filter((k) => k.columns.length > 1)) {
+      warnings.push({
+        locator: `table ${table.qualifiedName}`,
+        message: `foreign key (${fk.columns.join(', ')}) over several columns is not a relationship appbuilder can hold: left out`,
+      });
+    }
+  }
+  if (skippedColumns.length > 0) {
+    warnings.push({
+      locator: 'document',
+      message: `${skippedColumns.length} computed or index columns left out: ${skippedColumns.join(', ')}`,
+    });
+  }
+  return [...models.values()];
+}
