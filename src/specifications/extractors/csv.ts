@@ -1,0 +1,125 @@
+/**
+ * CSV (DESIGN §13): the header row names the fields of one model named after the file;
+ * each column's type, `required` and `enum` are inferred over all rows (csv-columns.ts).
+ * Rows stream through csv-parse one at a time, so a 25 MiB attachment is read with a
+ * constant amount of memory beyond its bytes.
+ */
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { ColumnStats } from './csv-columns.ts';
+import { ExtractionError, emptyDraft } from './types.ts';
+import type { Draft, DraftField, Extractor } from './types.ts';
+
+/** Bytes handed to the parser at a time: small enough to keep the event loop responsive. */
+const CHUNK = 64 * 1024;
+
+/** The delimiter the header line uses most, outside quotes: `,` `;` tab or `|`. */
+function sniffDelimiter(bytes: Uint8Array): string {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64 * 1024));
+  const line = head.split(/\r?\n/, 1)[0] ?? '';
+  const unquoted = line.replace(/"(?:[^"]|"")*"/g, '');
+  let best = ',';
+  let bestCount = 0;
+  for (const candidate of [',', ';', '\t', '|']) {
+    const count = unquoted.split(candidate).length - 1;
+    if (count > bestCount) {
+      best = candidate;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+function* chunks(bytes: Uint8Array): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += CHUNK) {
+    yield Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(CHUNK, bytes.length - at));
+  }
+}
+
+/** The model's name: the file name without its extension, as written (build.ts normalises). */
+function modelName(fileName: string): string {
+  const base = fileName.replace(/^.*[\\/]/, '').replace(/\.(csv|tsv|txt)$/i, '');
+  return base.trim() || 'Record';
+}
+
+/** Header cells made usable: blanks get a positional name, repeats a numeric suffix. */
+function headerNames(cells: string[], draft: Draft): string[] {
+  const seen = new Map<string, number>();
+  return cells.map((cell, i) => {
+    let name = cell.trim();
+    if (!name) {
+      name = `column_${i + 1}`;
+      draft.warnings.push({ locator: `column ${i + 1}`, message: `the header cell is empty: named "${name}"` });
+    }
+    const count = seen.get(name.toLowerCase()) ?? 0;
+    seen.set(name.toLowerCase(), count + 1);
+    if (count > 0) {
+      const renamed = `${name}_${count + 1}`;
+      draft.warnings.push({ locator: `column "${name}"`, message: `the header repeats "${name}": the repeat is named "${renamed}"` });
+      name = renamed;
+    }
+    return name;
+  });
+}
+
+export const extractCsv: Extractor = async (input) => {
+  const draft = emptyDraft();
+  const parser = Readable.from(chunks(input.bytes)).pipe(
+    parse({
+      bom: true,
+      delimiter: sniffDelimiter(input.bytes),
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }),
+  );
+  let names: string[] | undefined;
+  let stats: ColumnStats[] = [];
+  let rows = 0;
+  let ragged = 0;
+  let firstRagged = 0;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (!names) {
+        names = headerNames(record, draft);
+        stats = names.map(() => new ColumnStats());
+        continue;
+      }
+      rows += 1;
+      if (record.length !== names.length) {
+        ragged += 1;
+        if (firstRagged === 0) firstRagged = rows + 1;
+      }
+      for (let i = 0; i < stats.length; i++) stats[i].add(record[i]);
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ExtractionError(`${input.name} is not readable as CSV: ${message}`);
+  }
+  if (!names || names.length === 0) {
+    throw new ExtractionError(`${input.name} has no header row`);
+  }
+  if (ragged > 0) {
+    draft.warnings.push({
+      locator: `line ${firstRagged}`,
+      message: `${ragged} rows have a different number of cells than the header's ${names.length} (first at line ${firstRagged}); missing cells count as empty, extra cells are ignored`,
+    });
+  }
+  if (rows === 0) {
+    draft.warnings.push({ locator: 'line 1', message: 'the file has a header but no rows: every field is optional text' });
+  }
+  const fields: DraftField[] = names.map((name, i) => {
+    const column = stats[i].summary();
+    const field: DraftField = {
+      name,
+      type: column.type,
+      many: false,
+      required: column.required,
+      locator: `column "${name}"`,
+    };
+    if (column.enum) field.enum = column.enum;
+    return field;
+  });
+  draft.models.push({ name: modelName(input.name), fields, locator: 'line 1' });
+  draft.description = `${rows} rows of ${names.length} columns`;
+  return draft;
+};

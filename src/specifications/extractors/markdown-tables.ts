@@ -1,0 +1,156 @@
+/**
+ * Entity tables in a Markdown document (DESIGN §13): a table with a field-name column and
+ * a type column, under a heading naming the entity ("## Table: `users`", "### Book"),
+ * becomes a draft model. A constraints or required column gives `required`, defaults,
+ * enums and foreign keys (→ a relationship to the named table).
+ */
+import type { PrimitiveType } from '../../definition/schema.ts';
+import type { DraftField, DraftModel, DraftWarning, Locator } from './types.ts';
+
+const FIELD_HEADER = /^(?:field|field\s*name|column|column\s*name|attribute|property|name)$/i;
+const TYPE_HEADER = /^(?:type|data\s*type|datatype|field\s*type|format)$/i;
+const REQUIRED_HEADER = /^(?:required|mandatory|nullable|null|optional)$/i;
+const CONSTRAINT_HEADER = /constraint|rule|key|notes?$/i;
+
+/** Type words as schema tables write them, checked in order (first match wins). */
+const TYPE_WORDS: [RegExp, PrimitiveType][] = [
+  [/\b(?:timestamp|timestamptz|date\s*time|datetime|instant)\b/i, 'p_DATE_TIME'],
+  [/\bdate\b/i, 'p_DATE'],
+  [/\btime\b/i, 'p_TIME'],
+  [/\b(?:bool|boolean)\b/i, 'p_BOOLEAN'],
+  [/\b(?:int|integer|bigint|smallint|serial|bigserial|number|numeric|decimal|float|double|real)\b/i, 'p_NUMBER'],
+  [/\b(?:money|currency|price)\b/i, 'p_CURRENCY_AMOUNT'],
+  [/\b(?:url|uri|link)\b/i, 'p_LINK'],
+  [/\b(?:phone|telephone)\b/i, 'p_PHONE_NUMBER'],
+  [/\b(?:image|photo|picture)\b/i, 'p_IMAGE'],
+  [/\b(?:file|attachment|blob)\b/i, 'p_FILE'],
+  [/\b(?:text|string|varchar|char|uuid|email|enum|citext)\b/i, 'p_TEXT'],
+];
+
+export interface TableRow {
+  cells: string[];
+  line: number;
+}
+
+export interface EntityTable {
+  heading: string | undefined;
+  header: string[];
+  rows: TableRow[];
+  line: number;
+}
+
+/** Backticks and bold markers around a name (`created_at`); underscores are part of names. */
+function unquote(text: string): string {
+  return text.replace(/[`*]/g, '').trim();
+}
+
+/** "📄 Table: `users`" → "users"; "Entity: Book" → "Book". */
+export function entityName(heading: string): string {
+  const words = heading
+    .replace(/[`*]/g, '')
+    .replace(/^[^\p{L}\p{N}]+/u, '')
+    .replace(/^(?:\d+(?:\.\d+)*\.?\s+)/, '')
+    .replace(/^(?:table|entity|model|collection|resource)\s*[:\-–—]?\s*/i, '')
+    .replace(/\s+(?:table|entity|model)$/i, '')
+    .trim();
+  return words;
+}
+
+/** Values written in backticks or quotes: `admin`, 'user', "guest". */
+function quotedValues(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`|'([^']+)'|"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+function typeOf(text: string): PrimitiveType | undefined {
+  return TYPE_WORDS.find(([pattern]) => pattern.test(text))?.[1];
+}
+
+function columnIndex(header: string[], pattern: RegExp): number {
+  return header.findIndex((cell) => pattern.test(unquote(cell)));
+}
+
+export function isEntityTable(header: string[]): boolean {
+  return columnIndex(header, FIELD_HEADER) >= 0 && columnIndex(header, TYPE_HEADER) >= 0;
+}
+
+function literal(text: string): unknown {
+  const quoted = quotedValues(text);
+  if (quoted.length > 0) return quoted[0];
+  if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  return undefined;
+}
+
+function rowToField(
+  table: EntityTable,
+  row: TableRow,
+  warnings: DraftWarning[],
+  locate: (line: number) => Locator,
+): DraftField | undefined {
+  const at = (pattern: RegExp) => {
+    const i = columnIndex(table.header, pattern);
+    return i >= 0 ? (row.cells[i] ?? '').trim() : '';
+  };
+  const locator = locate(row.line);
+  const name = unquote(at(FIELD_HEADER)).split(/\s+/)[0] ?? '';
+  if (!name) return undefined;
+  const typeText = at(TYPE_HEADER);
+  const constraints = at(CONSTRAINT_HEADER);
+  const requiredText = at(REQUIRED_HEADER);
+  const requiredHeader = unquote(table.header[columnIndex(table.header, REQUIRED_HEADER)] ?? '');
+  if (/primary\s*key|\bpk\b/i.test(constraints) && /^id$/i.test(name)) {
+    warnings.push({ locator, message: `"${name}" is the primary key: every record has its own id, so it is not a field` });
+    return undefined;
+  }
+  const foreign = /foreign\s*key|references|\bfk\b|→|->/i.test(constraints)
+    ? /(?:→|->|references|to)\s*`?([A-Za-z_][\w.]*?)`?\s*\(/i.exec(constraints) ??
+      /(?:→|->|references|to)\s*`?([A-Za-z_][\w.]*)`?/i.exec(constraints)
+    : null;
+  const field: DraftField = {
+    name,
+    type: foreign ? { model: foreign[1].replace(/^.*\./, '') } : (typeOf(typeText) ?? 'p_TEXT'),
+    many: /\[\]|\barray\b|\blist\b/i.test(typeText),
+    required: false,
+    locator,
+  };
+  if (!foreign && !typeOf(typeText)) {
+    warnings.push({ locator, message: `type "${typeText || '(none)'}" of "${name}" is not one we know: read as text` });
+  }
+  const yes = /^(?:yes|y|true|✓|✔|x|required)$/i.test(requiredText);
+  if (requiredText) field.required = /^(?:nullable|null|optional)$/i.test(requiredHeader) ? !yes : yes;
+  if (/not\s+null|\brequired\b|primary\s*key/i.test(constraints)) field.required = true;
+  if (/\bnullable\b|\boptional\b/i.test(constraints) && !/not\s+null/i.test(constraints)) field.required = false;
+  const enumSource = /\benum\b|\bcheck\b|\bone of\b/i.test(typeText) ? typeText : /\bcheck\b|\bone of\b|\benum\b/i.test(constraints) ? constraints : '';
+  if (enumSource) {
+    const values = quotedValues(enumSource.replace(/^[^(]*\(/, '('));
+    if (values.length >= 2) field.enum = values;
+  }
+  const defaultMatch = /\bdefault\s*:?\s*('[^']*'|"[^"]*"|`[^`]*`|[\w.-]+(?:\(\))?)/i.exec(constraints);
+  if (defaultMatch) {
+    const value = literal(defaultMatch[1]);
+    if (value !== undefined) field.defaultValue = value;
+    else warnings.push({ locator, message: `default ${defaultMatch[1]} of "${name}" is computed by the database: not kept` });
+  }
+  return field;
+}
+
+/** Entity tables → draft models; a table under no usable heading is skipped with a warning. */
+export function tablesToModels(
+  tables: EntityTable[],
+  warnings: DraftWarning[],
+  locate: (line: number) => Locator,
+): DraftModel[] {
+  const models: DraftModel[] = [];
+  for (const table of tables) {
+    const name = table.heading ? entityName(table.heading) : '';
+    if (!name) {
+      warnings.push({ locator: locate(table.line), message: 'a table of fields under no heading naming its entity: skipped' });
+      continue;
+    }
+    const fields = table.rows
+      .map((row) => rowToField(table, row, warnings, locate))
+      .filter((f): f is DraftField => f !== undefined);
+    models.push({ name, fields, locator: locate(table.line) });
+  }
+  return models;
+}

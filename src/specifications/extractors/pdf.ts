@@ -1,0 +1,64 @@
+/**
+ * PDF (DESIGN §13): the text of each page (unpdf, Mozilla's PDF.js built for servers: no
+ * canvas, no native build), then the Markdown rules on it, page by page, with locators
+ * `page 3`. A story table exported to PDF arrives as lines, one cell fragment each; its
+ * rows are read from the header row's columns (stories.ts). A PDF without text (a scan)
+ * gives a warning: there is no OCR here.
+ */
+import { extractText, getDocumentProxy, getMeta } from 'unpdf';
+import { parseMarkdown, readMarkdown, warnIfEmpty } from './markdown.ts';
+import { addStories, storiesInTable } from './stories.ts';
+import { ExtractionError, emptyDraft } from './types.ts';
+import type { Extractor } from './types.ts';
+
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+async function open(bytes: Uint8Array, name: string): Promise<PdfDocument> {
+  try {
+    // PDF.js may detach the buffer it is given: hand it a copy, never the attachment itself.
+    return await getDocumentProxy(new Uint8Array(bytes));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ExtractionError(`${name} is not a readable PDF: ${message}`);
+  }
+}
+
+async function documentTitle(pdf: PdfDocument): Promise<string | undefined> {
+  const meta = await getMeta(pdf).catch(() => undefined);
+  const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
+  return typeof title === 'string' && title.trim() ? title.trim() : undefined;
+}
+
+export const extractPdf: Extractor = async (input) => {
+  const pdf = await open(input.bytes, input.name);
+  const draft = emptyDraft();
+  try {
+    const { totalPages, text } = await extractText(pdf, { mergePages: false });
+    draft.title = await documentTitle(pdf);
+    let withText = 0;
+    for (const [index, pageText] of text.entries()) {
+      const locator = `page ${index + 1}`;
+      const lines = pageText.split(/\r?\n/);
+      if (pageText.trim()) withText += 1;
+      if (draft.title === undefined) {
+        const first = lines.find((line) => line.trim());
+        if (first && first.trim().length <= 120) draft.title = first.trim();
+      }
+      const before = draft.requirements.length;
+      readMarkdown(parseMarkdown(pageText), draft, () => locator);
+      if (draft.requirements.length === before) {
+        addStories(storiesInTable(lines), locator, draft.personas, draft.requirements);
+      }
+    }
+    draft.description = totalPages === 1 ? '1 page' : `${totalPages} pages`;
+    if (withText === 0) {
+      draft.warnings.push({ locator: 'page 1', message: 'the PDF has no text layer (a scan?): nothing to read without OCR' });
+    } else {
+      warnIfEmpty(draft, 'document');
+    }
+    return draft;
+  } finally {
+    // Ends the document's worker side (fake worker here) so nothing of it outlives the job.
+    await pdf.loadingTask.destroy();
+  }
+};

@@ -1,0 +1,115 @@
+/**
+ * User stories in prose (DESIGN §13): "As a librarian, I want to renew a loan, so that …"
+ * becomes a persona and a requirement. Shared by the Markdown and PDF extractors: both hand
+ * over plain text (Markdown inline formatting already flattened) and a locator.
+ *
+ * Two shapes are read: the sentence ("As a X, I want Y[, so that Z]") anywhere in a block of
+ * text, and the story table whose header row reads "As a … | I want … | So that …", where
+ * each row names its persona in the first cell and has no "As a" of its own (the common
+ * template exported to PDF, where cells arrive as lines).
+ */
+import type { DraftPersona, DraftRequirement, Locator } from './types.ts';
+
+export interface Story {
+  persona: string;
+  want: string;
+  benefit?: string;
+}
+
+const WANT = String.raw`I\s+(?:want|need|would\s+like|wish|can)\s+(?:to\s+)?`;
+const SO_THAT = String.raw`,?\s*so\s+that\s+`;
+/** A sentence ends at a full stop followed by a space or the end (not `Next.js`). */
+const END = String.raw`(?:[.!](?=\s|$)|$)`;
+const SENTENCE = new RegExp(
+  String.raw`\bAs\s+an?\s+([^,.;:]{1,80}?),?\s+${WANT}(.+?)(?:${SO_THAT}(.+?))?\s*${END}`,
+  'gi',
+);
+
+/** Collapses the whitespace a PDF line break or a Markdown soft break leaves. */
+export function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function clean(part: string): string {
+  return collapse(part).replace(/^[\s,;:]+|[\s,;:]+$/g, '');
+}
+
+/** Every "As a X, I want Y, so that Z" sentence in a block of text. */
+export function storiesInText(text: string): Story[] {
+  const stories: Story[] = [];
+  for (const match of collapse(text).matchAll(SENTENCE)) {
+    const persona = clean(match[1]);
+    const want = clean(match[2]);
+    if (!persona || !want) continue;
+    const benefit = match[3] ? clean(match[3]) : undefined;
+    stories.push(benefit ? { persona, want, benefit } : { persona, want });
+  }
+  return stories;
+}
+
+const TABLE_HEADER = /\bAs\s+an?\b.*\bI\s+want\b.*\bSo\s+that\b/i;
+const ROW_WANT = new RegExp(String.raw`^(.*?)\b${WANT}(.*)$`, 'i');
+const ROW_SO_THAT = /^(.*?)\bSo\s+that\s+(.*)$/i;
+/** A priority cell: stars, or a MoSCoW / High-Medium-Low word. */
+const PRIORITY = /^(?:\*+|high|medium|low|must|should|could|won't|p[0-3])(?=\s|$)/i;
+
+/**
+ * Rows of a story table laid out as lines (PDF text). The header line names the columns;
+ * when its first column is a priority, each row starts at a line opening with a priority
+ * (cells of one row can span several lines); otherwise each row starts at the line
+ * holding its persona and "I want".
+ */
+export function storiesInTable(lines: string[]): Story[] {
+  const header = lines.findIndex((line) => TABLE_HEADER.test(line));
+  if (header < 0) return [];
+  const priorityFirst = /^\s*priority\b/i.test(lines[header]);
+  const rows: string[][] = [];
+  for (const raw of lines.slice(header + 1)) {
+    const line = raw.trim();
+    if (!line) continue;
+    const starts = priorityFirst ? PRIORITY.test(line) : ROW_WANT.test(line) && !/^I\s/i.test(line);
+    if (starts || rows.length === 0) rows.push([line]);
+    else rows[rows.length - 1].push(line);
+  }
+  const stories: Story[] = [];
+  for (const row of rows) {
+    const text = collapse(row.join(' ')).replace(priorityFirst ? PRIORITY : /^$/, '');
+    const want = ROW_WANT.exec(text);
+    if (!want) continue;
+    const persona = clean(want[1]);
+    const rest = ROW_SO_THAT.exec(want[2]);
+    const wanted = clean(rest ? rest[1] : want[2]);
+    if (!persona || !wanted) continue;
+    const benefit = rest ? clean(rest[2]) : undefined;
+    stories.push(benefit ? { persona, want: wanted, benefit } : { persona, want: wanted });
+  }
+  return stories;
+}
+
+/** The story as one sentence, the way a requirement reads. */
+export function storySentence(story: Story): string {
+  const article = /^[aeiou]/i.test(story.persona) ? 'an' : 'a';
+  const base = `As ${article} ${story.persona}, I want to ${story.want.replace(/^to\s+/i, '')}`;
+  return story.benefit ? `${base}, so that ${story.benefit.replace(/[.]$/, '')}` : base;
+}
+
+/**
+ * Adds stories to a draft's personas and requirements: one persona per distinct name
+ * (compared without case), at the locator where it first appears.
+ */
+export function addStories(
+  stories: Story[],
+  locator: Locator,
+  personas: DraftPersona[],
+  requirements: DraftRequirement[],
+): void {
+  for (const story of stories) {
+    const known = personas.find((p) => p.name.toLowerCase() === story.persona.toLowerCase());
+    if (!known) personas.push({ name: story.persona, locator });
+    requirements.push({
+      description: storySentence(story),
+      persona: known ? known.name : story.persona,
+      locator,
+    });
+  }
+}
