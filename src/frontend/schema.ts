@@ -17,6 +17,7 @@ export type InputKind =
   | 'datetime'
   | 'time'
   | 'url'
+  | 'file'
   | 'tel'
   | 'json'
   | 'currency'
@@ -80,8 +81,12 @@ export function humanize(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+const FILE_TYPES = new Set(['p_FILE', 'p_IMAGE', 'p_VIDEO']);
+
 function inputKind(field: ApiField): InputKind {
   if (field.relation) return 'relation';
+  // Uploaded to the app's POST /files, then sent as the key it answers (DESIGN §6).
+  if (!field.enum && FILE_TYPES.has(field.primitive ?? '')) return 'file';
   if (field.enum && field.enum.length > 0) return field.many ? 'lines' : 'enum';
   if (field.many) return field.primitive === 'p_BOOLEAN' || field.primitive === 'p_ADDRESS' || field.primitive === 'p_CURRENCY_AMOUNT' ? 'json' : 'lines';
   switch (field.primitive) {
@@ -100,9 +105,6 @@ function inputKind(field: ApiField): InputKind {
     case 'p_TIME':
       return 'time';
     case 'p_LINK':
-    case 'p_IMAGE':
-    case 'p_VIDEO':
-    case 'p_FILE':
       return 'url';
     case 'p_PHONE_NUMBER':
       return 'tel';

@@ -38,7 +38,7 @@ export const session = {
 
 const base = API_BASE_URL.replace(/\/+$/, '');
 
-export async function request(method, path, { query, body } = {}) {
+export async function request(method, path, { query, body, form } = {}) {
   // A relative API_BASE_URL (same origin as the page) works too.
   const url = new URL(base + path, location.href);
   for (const [key, value] of Object.entries(query || {})) {
@@ -49,7 +49,8 @@ export async function request(method, path, { query, body } = {}) {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response;
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    // A form (a file upload) goes as multipart/form-data, its boundary set by the browser.
+    response = await fetch(url, { method, headers, body: form ?? (body === undefined ? undefined : JSON.stringify(body)) });
   } catch (error) {
     throw new ApiError(0, { title: 'Network error', detail: `The API at ${base} cannot be reached (${error.message}). Check API_BASE_URL in config.js and that the API allows this origin (CORS).` });
   }
@@ -80,4 +81,24 @@ export const api = {
   signup: (body) => request('POST', '/auth/signup', { body }),
   login: (body) => request('POST', '/auth/login', { body }),
   me: () => request('GET', '/auth/me'),
+  /** Stores a File through POST /files; answers {key, url, contentType, size}. */
+  upload: (file) => {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return request('POST', '/files', { form });
+  },
 };
+
+/** Where this API serves a file field's URL (through API_BASE_URL), or null for anyone else's URL. */
+export function ownFileUrl(url) {
+  const path = new URL(url, location.href).pathname;
+  const files = `${new URL(base, location.href).pathname.replace(/\/+$/, '')}/files/`;
+  return path.startsWith(files) ? new URL(base + path.slice(files.length - '/files/'.length), location.href) : null;
+}
+
+/** The bytes of one of this API's files, fetched with the session's token (a plain link would carry none). */
+export async function downloadFile(url) {
+  const response = await fetch(ownFileUrl(url), { headers: session.token ? { Authorization: `Bearer ${session.token}` } : {} });
+  if (!response.ok) throw new ApiError(response.status, { title: `The file could not be fetched (${response.status}).` });
+  return response.blob();
+}

@@ -1,7 +1,7 @@
 // Form inputs that follow field types, reading them back, and per-field errors.
 import { h } from './dom.js';
 import { api } from './api.js';
-import { fromLocalInput, idOf, modelByResource, recordLabel, toLocalInput } from './model.js';
+import { fileName, fromLocalInput, idOf, modelByResource, recordLabel, toLocalInput } from './model.js';
 
 const RELATED_LIMIT = 200;
 const inputId = (name) => `f-${name}`;
@@ -53,6 +53,12 @@ function control(field, value, context) {
       return h('input', { ...common, type: 'time', value: value ? String(value).slice(0, 5) : '' });
     case 'url':
       return h('input', { ...common, type: field.type === 'p_LINK' ? 'url' : 'text', value: value ?? '', placeholder: 'https://…' });
+    case 'file': {
+      // The current value(s) are kept as they were read (URLs) unless a file is chosen: the API takes its own URLs back.
+      const current = Array.isArray(value) ? value : value ? [value] : [];
+      const accept = field.type === 'p_IMAGE' ? 'image/*' : field.type === 'p_VIDEO' ? 'video/*' : undefined;
+      return h('input', { ...common, type: 'file', accept, multiple: field.many, required: common.required && current.length === 0, dataset: { current: JSON.stringify(current) } });
+    }
     case 'tel':
       return h('input', { ...common, type: 'tel', value: value ?? '', placeholder: '+14155550123', pattern: '\\+[1-9][0-9]{1,14}' });
     case 'json':
@@ -81,7 +87,7 @@ export function fieldInput(field, value, context) {
       h('label', { for: inputId(field.name) }, 'Amount'), amount, h('label', { for: `${inputId(field.name)}-currency` }, 'Currency (ISO code)'), currency, error);
   }
   const input = control(field, value, context);
-  const hint = field.input === 'relation' && field.many ? h('p', { class: 'hint' }, 'Hold Ctrl (or Cmd) to select several.') : field.input === 'lines' ? h('p', { class: 'hint' }, 'One value per line.') : null;
+  const hint = field.input === 'relation' && field.many ? h('p', { class: 'hint' }, 'Hold Ctrl (or Cmd) to select several.') : field.input === 'lines' ? h('p', { class: 'hint' }, 'One value per line.') : field.input === 'file' ? fileHint(field, value) : null;
   const label = h('label', { for: inputId(field.name) }, field.label, requiredMark(field), field.required ? h('span', { class: 'visually-hidden' }, ' (required)') : null);
   if (field.input === 'checkbox') return h('div', { class: 'field field-checkbox', dataset: { field: field.name } }, input, label, error);
   return h('div', { class: 'field', dataset: { field: field.name } }, label, input, hint, error);
@@ -118,6 +124,12 @@ function readField(form, field) {
       const values = el.value.split('\n').map((s) => s.trim()).filter(Boolean);
       return values.length ? values.map((v) => scalarFrom(field, v)) : undefined;
     }
+    case 'file': {
+      const current = JSON.parse(el.dataset.current || '[]');
+      const chosen = [...el.files];
+      if (field.many) return current.length + chosen.length > 0 ? [...current, ...chosen] : undefined;
+      return chosen[0] ?? current[0];
+    }
     case 'json':
       if (el.value.trim() === '') return undefined;
       try {
@@ -127,6 +139,21 @@ function readField(form, field) {
       }
     default:
       return el.value === '' ? undefined : el.value;
+  }
+}
+
+/** What a file input holds now and what choosing files does. */
+function fileHint(field, value) {
+  const current = (Array.isArray(value) ? value : value ? [value] : []).map(fileName);
+  const now = current.length > 0 ? `Now: ${current.join(', ')}. ` : '';
+  return h('p', { class: 'hint' }, now + (field.many ? 'Files you choose are added.' : current.length > 0 ? 'A file you choose replaces it.' : ''));
+}
+
+/** Uploads the Files a form's body holds (POST /files) and puts their keys in their place. */
+export async function uploadFiles(body) {
+  const keyOf = async (value) => (value instanceof File ? (await api.upload(value)).key : value);
+  for (const [name, value] of Object.entries(body)) {
+    body[name] = Array.isArray(value) ? await Promise.all(value.map(keyOf)) : await keyOf(value);
   }
 }
 

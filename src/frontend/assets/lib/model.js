@@ -1,6 +1,7 @@
 // Lookups over the embedded schema and how records are shown.
 import { SCHEMA } from '../schema.js';
 import { h } from './dom.js';
+import { downloadFile, ownFileUrl } from './api.js';
 
 export const modelByResource = (resource) => SCHEMA.models.find((m) => m.resource === resource);
 
@@ -13,6 +14,34 @@ export function recordLabel(model, record) {
   if (typeof record !== 'object') return `#${String(record).slice(0, 8)}`;
   const title = model && model.titleField ? record[model.titleField] : null;
   return title !== null && title !== undefined && title !== '' ? String(title) : `#${String(record.id).slice(0, 8)}`;
+}
+
+/** The name a file URL ends with (keys are `{uuid}-{name}`). */
+export function fileName(url) {
+  const last = decodeURIComponent(String(url).split(/[?#]/)[0].split('/').pop() || String(url));
+  return last.replace(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-?/, '') || last;
+}
+
+/**
+ * Links to a file field's URLs. The app's own files are fetched with the session's token on
+ * click (a plain link would carry none) and opened from memory; other https URLs are plain links.
+ */
+function fileLinks(value) {
+  const link = (url) => {
+    const a = h('a', { href: url, class: 'file-link', rel: 'noopener noreferrer', target: '_blank' }, fileName(url));
+    if (ownFileUrl(url)) {
+      a.addEventListener('click', async (event) => {
+        event.preventDefault();
+        const blob = await downloadFile(url);
+        const open = h('a', { href: URL.createObjectURL(blob), download: fileName(url) });
+        open.click();
+        setTimeout(() => URL.revokeObjectURL(open.href), 60_000);
+      });
+    }
+    return a;
+  };
+  const urls = Array.isArray(value) ? value : [value];
+  return h('span', { class: 'files' }, urls.flatMap((url, i) => (i > 0 ? [', ', link(url)] : [link(url)])));
 }
 
 const pad = (n) => String(n).padStart(2, '0');
@@ -59,6 +88,7 @@ export function displayValue(field, value) {
     if (!field.many) return relatedLink(field, value);
     return h('ul', { class: 'related' }, value.map((v) => h('li', {}, relatedLink(field, v))));
   }
+  if (field.input === 'file') return fileLinks(value);
   if (Array.isArray(value)) return h('span', {}, value.map((v) => scalarText(field, v)).join(', '));
   if (field.input === 'url' && /^https?:/.test(value)) return h('a', { href: value, rel: 'noopener noreferrer', target: '_blank' }, value);
   if (field.input === 'rating') {

@@ -2,7 +2,7 @@
 import { h, loading, notify, render } from './dom.js';
 import { api, session } from './api.js';
 import { displayValue, modelByResource, recordLabel } from './model.js';
-import { fieldInput, readForm, showFieldErrors } from './fields.js';
+import { fieldInput, readForm, showFieldErrors, uploadFiles } from './fields.js';
 import { problemMessage, reportError } from './problems.js';
 import { SCHEMA } from '../schema.js';
 
@@ -101,6 +101,7 @@ export async function renderForm(model, id) {
     }
     submit.disabled = true;
     try {
+      await uploadFiles(body);
       const saved = id ? await api.update(model.resource, id, body) : await api.create(model.resource, body);
       notify(id ? `${model.label} saved.` : `${model.label} created.`, 'success', { keep: true });
       location.hash = recordHref(model, saved.id || id);
