@@ -4,9 +4,11 @@
  */
 import type { AttachmentKind, Extractor } from './types.ts';
 import { extractSql } from './sql.ts';
+import { extractOpenApi } from './openapi.ts';
 
 const EXTRACTORS: Partial<Record<AttachmentKind, Extractor>> = {
   sql: extractSql,
+  openapi: extractOpenApi,
 };
 
 export function extractorFor(kind: AttachmentKind): Extractor | undefined {

@@ -1,0 +1,85 @@
+/**
+ * OpenAPI 3.x and Swagger 2 documents, JSON or YAML (DESIGN §13): component (or definition)
+ * schemas → models through schema-models.ts, operations → actions (method, path, operationId
+ * or summary). Locators are JSON pointers into the document (`#/components/schemas/Pet`).
+ */
+import { parse as parseYaml } from 'yaml';
+import { ExtractionError, emptyDraft } from './types.ts';
+import type { DraftAction, Extractor } from './types.ts';
+import { SchemaModels, isObject, refResolver } from './schema-models.ts';
+import type { Json, NamedSchema } from './schema-models.ts';
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
+
+/** JSON is YAML, but JSON.parse is faster on the large JSON documents vendors publish. */
+export function parseDocument(text: string, name: string): Json {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    try {
+      parsed = parseYaml(text, { maxAliasCount: 1000 });
+    } catch (error) {
+      throw new ExtractionError(`${name} is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (!isObject(parsed)) throw new ExtractionError(`${name} does not hold a JSON or YAML object`);
+  return parsed;
+}
+
+function pointerSegment(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function actions(document: Json): DraftAction[] {
+  const found: DraftAction[] = [];
+  const paths = isObject(document.paths) ? document.paths : {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const summary = typeof operation.summary === 'string' ? operation.summary : undefined;
+      const description = typeof operation.description === 'string' ? operation.description : undefined;
+      const action: DraftAction = {
+        name: typeof operation.operationId === 'string' ? operation.operationId : summary ?? `${method} ${path}`,
+        method: method.toUpperCase() as DraftAction['method'],
+        path,
+        locator: `#/paths/${pointerSegment(path)}/${method}`,
+      };
+      const text = summary ?? description;
+      if (text) action.description = text;
+      found.push(action);
+    }
+  }
+  return found;
+}
+
+export const extractOpenApi: Extractor = async (input) => {
+  const document = parseDocument(new TextDecoder().decode(input.bytes), input.name);
+  const swagger2 = typeof document.swagger === 'string' && document.swagger.startsWith('2');
+  const openapi3 = typeof document.openapi === 'string' && document.openapi.startsWith('3');
+  if (!swagger2 && !openapi3) {
+    throw new ExtractionError(`${input.name} has neither an "openapi: 3.x" nor a "swagger: 2.0" member`);
+  }
+  const draft = emptyDraft();
+  const info = isObject(document.info) ? document.info : {};
+  if (typeof info.title === 'string') draft.title = info.title;
+  if (typeof info.description === 'string') draft.description = info.description;
+
+  const [container, prefix] = swagger2
+    ? [document.definitions, '#/definitions/']
+    : [isObject(document.components) ? document.components.schemas : undefined, '#/components/schemas/'];
+  const named: NamedSchema[] = Object.keys(isObject(container) ? container : {}).map((name) => ({
+    name,
+    pointer: `${prefix}${pointerSegment(name)}`,
+  }));
+  const schemas = new SchemaModels(named, await refResolver(document));
+  draft.models = schemas.models();
+  draft.warnings.push(...schemas.warnings);
+  draft.actions = actions(document);
+  if (draft.models.length === 0 && draft.actions.length === 0) {
+    draft.warnings.push({ locator: '#', message: 'the document names no schemas and no operations' });
+  }
+  return draft;
+};

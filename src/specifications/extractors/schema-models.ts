@@ -1,0 +1,204 @@
+/**
+ * Named JSON Schemas → draft models, shared by the OpenAPI/Swagger and JSON Schema extractors
+ * (DESIGN §13): object schemas are models; a `$ref` to one is a to-one relationship, an array
+ * of such refs a to-many; `enum`, `required`, `default` and `format` carry over; `allOf` is
+ * merged. `$ref`s are resolved by json-schema-ref-parser (never by hand) and never expanded
+ * in place, so circular references cannot loop.
+ */
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import type { EnumValue, PrimitiveType } from '../../definition/schema.ts';
+import type { DraftField, DraftModel, DraftWarning } from './types.ts';
+
+export type Json = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** One schema with a name: `#/components/schemas/Pet` → `Pet`. */
+export interface NamedSchema {
+  name: string;
+  pointer: string;
+}
+
+const FORMATS: Record<string, PrimitiveType> = {
+  date: 'p_DATE',
+  'date-time': 'p_DATE_TIME',
+  time: 'p_TIME',
+  uri: 'p_LINK',
+  url: 'p_LINK',
+  iri: 'p_LINK',
+  'uri-reference': 'p_LINK',
+  'iri-reference': 'p_LINK',
+  binary: 'p_FILE',
+};
+/** Keys that make an inline object read as a postal address rather than a nested record. */
+const ADDRESS_KEYS = ['street', 'city', 'zip', 'zipcode', 'postalcode', 'postcode', 'country', 'state'];
+const NESTED_LIMIT = 20;
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Resolves internal `$ref`s of one document; external ones (files, URLs) are never fetched. */
+export async function refResolver(document: Json): Promise<(ref: string) => unknown> {
+  const $refs = await new $RefParser().resolve(structuredClone(document), {
+    resolve: { external: false },
+    dereference: { circular: 'ignore' },
+  });
+  return (ref: string) => {
+    if (!ref.startsWith('#')) return undefined;
+    try {
+      return $refs.get(ref);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+export class SchemaModels {
+  private readonly byPointer = new Map<string, NamedSchema>();
+  readonly warnings: DraftWarning[] = [];
+  private readonly nested: string[] = [];
+
+  constructor(
+    private readonly named: NamedSchema[],
+    private readonly resolve: (ref: string) => unknown,
+  ) {
+    for (const schema of named) this.byPointer.set(schema.pointer, schema);
+  }
+
+  /** An object schema (properties or an allOf of them) is a model; a string enum or alias is a value. */
+  private isModelSchema(schema: unknown, seen = new Set<string>()): boolean {
+    if (!isObject(schema)) return false;
+    if (typeof schema.$ref === 'string') {
+      if (seen.has(schema.$ref)) return false;
+      seen.add(schema.$ref);
+      return this.isModelSchema(this.resolve(schema.$ref), seen);
+    }
+    if (isObject(schema.properties)) return true;
+    if (Array.isArray(schema.allOf)) return schema.allOf.some((part) => this.isModelSchema(part, seen));
+    return schema.type === 'object' && !isObject(schema.additionalProperties);
+  }
+
+  /** The named model a `$ref` points at, when it points at one. */
+  private modelOf(ref: string): string | undefined {
+    const target = this.byPointer.get(ref);
+    return target && this.isModelSchema(this.resolve(ref)) ? target.name : undefined;
+  }
+
+  /** Properties and required names, `allOf` merged (each `$ref` followed once). */
+  private collect(schema: unknown, seen: Set<string>, out: { properties: Map<string, unknown>; required: Set<string> }): void {
+    if (!isObject(schema)) return;
+    if (typeof schema.$ref === 'string') {
+      if (seen.has(schema.$ref)) return;
+      seen.add(schema.$ref);
+      this.collect(this.resolve(schema.$ref), seen, out);
+      return;
+    }
+    for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) this.collect(part, seen, out);
+    if (isObject(schema.properties)) {
+      for (const [name, property] of Object.entries(schema.properties)) out.properties.set(name, property);
+    }
+    if (Array.isArray(schema.required)) {
+      for (const name of schema.required) if (typeof name === 'string') out.required.add(name);
+    }
+  }
+
+  /** A single `$ref` behind `allOf: [{$ref}]` or `anyOf: [{$ref}, {type: null}]`, as documents often wrap one. */
+  private wrappedRef(schema: Json): string | undefined {
+    for (const key of ['allOf', 'anyOf', 'oneOf']) {
+      const parts = schema[key];
+      if (!Array.isArray(parts)) continue;
+      const refs = parts.filter((p): p is Json => isObject(p) && typeof p.$ref === 'string');
+      const rest = parts.filter((p) => !(isObject(p) && typeof p.$ref === 'string') && !(isObject(p) && p.type === 'null'));
+      if (refs.length === 1 && rest.length === 0) return refs[0]!.$ref as string;
+    }
+    return undefined;
+  }
+
+  private primitive(schema: Json, seen = new Set<string>()): { type: PrimitiveType; enum?: EnumValue[] } | undefined {
+    if (typeof schema.$ref === 'string') {
+      const target = this.resolve(schema.$ref);
+      if (!isObject(target) || seen.has(schema.$ref)) return undefined;
+      seen.add(schema.$ref);
+      return this.primitive(target, seen);
+    }
+    const wrapped = this.wrappedRef(schema);
+    if (wrapped) return this.primitive({ $ref: wrapped }, seen);
+    const types = Array.isArray(schema.type) ? schema.type.filter((t) => t !== 'null') : [schema.type];
+    const type = types[0];
+    const values = Array.isArray(schema.enum)
+      ? schema.enum.filter((v): v is EnumValue => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+      : undefined;
+    const withEnum = (t: PrimitiveType) => (values && values.length > 0 ? { type: t, enum: values } : { type: t });
+    if (type === 'integer' || type === 'number') return withEnum('p_NUMBER');
+    if (type === 'boolean') return withEnum('p_BOOLEAN');
+    if (type === 'string' || (type === undefined && values && values.every((v) => typeof v === 'string'))) {
+      const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
+      return withEnum(format ?? 'p_TEXT');
+    }
+    return undefined;
+  }
+
+  private field(model: string, name: string, schema: unknown, required: boolean, locator: string): DraftField | undefined {
+    const base = { name, many: false, required, locator };
+    if (!isObject(schema)) return undefined;
+    const ref = typeof schema.$ref === 'string' ? schema.$ref : this.wrappedRef(schema);
+    const target = ref ? this.modelOf(ref) : undefined;
+    if (target) return { ...base, type: { model: target } };
+    if (schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array'))) {
+      const items = isObject(schema.items) ? schema.items : {};
+      const itemRef = typeof items.$ref === 'string' ? items.$ref : this.wrappedRef(items);
+      const itemModel = itemRef ? this.modelOf(itemRef) : undefined;
+      if (itemModel) return { ...base, type: { model: itemModel }, many: true };
+      const item = this.primitive(items);
+      if (item) return { ...base, ...item, many: true };
+      this.nested.push(`${model}.${name}`);
+      return undefined;
+    }
+    const primitive = this.primitive(schema);
+    if (primitive) {
+      const field: DraftField = { ...base, ...primitive };
+      const value = schema.default;
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') field.defaultValue = value;
+      return field;
+    }
+    if (ref && this.resolve(ref) === undefined) {
+      this.warnings.push({ locator, message: `$ref ${ref} points outside the document or nowhere: read as text` });
+      return { ...base, type: 'p_TEXT' };
+    }
+    if (isObject(schema.properties)) {
+      const keys = Object.keys(schema.properties).map((k) => k.toLowerCase().replace(/[^a-z]/g, ''));
+      if (keys.filter((k) => ADDRESS_KEYS.includes(k)).length >= 2) return { ...base, type: 'p_ADDRESS' };
+    }
+    this.nested.push(`${model}.${name}`);
+    return undefined;
+  }
+
+  models(): DraftModel[] {
+    const models: DraftModel[] = [];
+    for (const { name, pointer } of this.named) {
+      const schema = this.resolve(pointer);
+      if (!this.isModelSchema(schema)) continue;
+      const collected = { properties: new Map<string, unknown>(), required: new Set<string>() };
+      this.collect(schema, new Set([pointer]), collected);
+      const fields: DraftField[] = [];
+      for (const [property, propertySchema] of collected.properties) {
+        const locator = `${pointer}/properties/${escapePointer(property)}`;
+        const field = this.field(name, property, propertySchema, collected.required.has(property), locator);
+        if (field) fields.push(field);
+      }
+      models.push({ name, fields, locator: pointer });
+    }
+    if (this.nested.length > 0) {
+      const shown = this.nested.slice(0, NESTED_LIMIT).join(', ');
+      const more = this.nested.length > NESTED_LIMIT ? ` and ${this.nested.length - NESTED_LIMIT} more` : '';
+      this.warnings.push({
+        locator: 'document',
+        message: `${this.nested.length} properties are inline objects or arrays of them, not named schemas: left out (${shown}${more})`,
+      });
+    }
+    return models;
+  }
+}
