@@ -45,7 +45,11 @@ export type Role = 'all' | 'api' | 'runtime' | 'worker';
 export interface PlatformOptions {
   db?: Db;
   logger?: false | { level: string; stream?: NodeJS.WritableStream };
-  /** `all` and `worker` take jobs; `api` and `runtime` only send them. */
+  /**
+   * `all` (the default) runs everything. Over PostgreSQL the roles split it across processes
+   * (DESIGN §1): `api` serves the management API, `runtime` the generated apps, `worker` takes
+   * jobs, runs schedules and dispatches events (no HTTP). `api` and `runtime` only send jobs.
+   */
   role?: Role;
   /** Queue timing (tests shorten it). */
   queue?: Partial<JobQueueOptions>;
@@ -63,10 +67,13 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const dataDirKeyFile = !options.db && !config.databaseUrl ? masterKeyFileFor(config.dataDir) : null;
     const { key: masterKey } = await loadMasterKey(db, { configured: config.masterKey, configuredFile: config.masterKeyFile, dataDirKeyFile });
     const role = options.role ?? 'all';
+    // The embedded store admits one process, so that process is every role.
+    if (role !== 'all' && db.pglite) throw new Error(roleNeedsPostgres(role));
     const jobs = new JobStore(db);
     const work = role === 'all' || role === 'worker';
     const cron = { cronMonitorIntervalSeconds: config.scheduleCheckSeconds, cronWorkerIntervalSeconds: Math.min(5, config.scheduleCheckSeconds) };
-    const queue = await JobQueue.start(db, jobs, { work, ...cron, ...options.queue });
+    // Only working processes run pg-boss's schedule pass; every process may still write schedules.
+    const queue = await JobQueue.start(db, jobs, { work, schedule: work, ...cron, ...options.queue });
     // Builders calling an app with management credentials act as its administrator.
     // The apps' variables and secrets, cached here and forgotten on any process's change (NOTIFY).
     const appValues = new AppValuesCache(db, masterKey);
@@ -88,7 +95,13 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     });
     const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues });
     await bootstrapFirstClient(services);
-    const server = await buildServer({ services, logger: options.logger ?? false, extraPlugins: [runtime.plugin(config.appsPath)] });
+    const servesApps = role === 'all' || role === 'runtime';
+    const server = await buildServer({
+      services,
+      logger: options.logger ?? false,
+      management: role !== 'runtime',
+      extraPlugins: servesApps ? [runtime.plugin(config.appsPath)] : [],
+    });
     // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
     const notices = await listenForServedChanges(db, runtime.registry, server.log);
     const configNotices = await appValues.listen(server.log);
@@ -128,6 +141,14 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     opened.release();
     throw error;
   }
+}
+
+/** Why `--role` needs PostgreSQL. */
+export function roleNeedsPostgres(role: Role): string {
+  return (
+    `--role ${role} needs PostgreSQL (set DATABASE_URL): the embedded store admits one process, which then runs every role. ` +
+    'Start without --role (or with --role all) to use the embedded store.'
+  );
 }
 
 /** The request log's writer, on or off as APPBUILDER_REQUEST_LOG says (a bench turns it on and off in one run). */

@@ -45,9 +45,11 @@ export interface ServerOptions {
   logger?: false | LogOptions;
   /** Route groups mounted beside the management API (the generated apps, later). */
   extraPlugins?: ((app: FastifyInstance) => Promise<void>)[];
+  /** Whether the management API (and its token route, docs and OpenAPI) is served; false for `--role runtime`. */
+  management?: boolean;
 }
 
-export async function buildServer({ services, logger = false, extraPlugins = [] }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ services, logger = false, extraPlugins = [], management: serveManagement = true }: ServerOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     // Tokens and keys never reach the logs, nor query strings; one entry per request, at debug.
@@ -97,9 +99,9 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: `${config.basePath}/docs`, staticCSP: true });
+  if (serveManagement) await app.register(swaggerUi, { routePrefix: `${config.basePath}/docs`, staticCSP: true });
 
-  app.get(`${config.basePath}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  if (serveManagement) app.get(`${config.basePath}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -109,6 +111,11 @@ export async function buildServer({ services, logger = false, extraPlugins = [] 
       return sendProblem(reply, new Problem(503, 'The database does not answer.'));
     }
   });
+  // A runtime process (`--role runtime`) serves the generated apps and its health only (DESIGN §1).
+  if (!serveManagement) {
+    for (const plugin of extraPlugins) await app.register(plugin);
+    return app;
+  }
 
   await app.register(
     async (scope) => {

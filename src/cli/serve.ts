@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import { startPlatform, type Role } from '../platform.ts';
+import { roleNeedsPostgres, startPlatform, type Role } from '../platform.ts';
 import { createFirstRunClient, firstRunMessage } from './first-run.ts';
 
 const ROLES: readonly Role[] = ['all', 'api', 'runtime', 'worker'];
@@ -11,6 +11,8 @@ export async function serveCommand(options: { port?: number; host?: string; role
   });
   if (!ROLES.includes(options.role as Role)) throw new Error(`--role is one of ${ROLES.join(', ')}, not '${options.role}'.`);
   const role = options.role as Role;
+  // Refused before the embedded store is opened (and locked) for nothing.
+  if (role !== 'all' && !config.databaseUrl) throw new Error(roleNeedsPostgres(role));
   const platform = await startPlatform(config, { logger: { level: config.logLevel }, role });
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite at ${config.dataDir}`;
   if (role === 'worker') {
@@ -18,13 +20,17 @@ export async function serveCommand(options: { port?: number; host?: string; role
     process.stdout.write(`appbuilder worker taking jobs (no HTTP)\n  store:    ${store}\n`);
   } else {
     // Before listening: nobody can call in before the first administrator exists.
-    const firstRun = await createFirstRunClient(platform.services, config);
+    const firstRun = role === 'runtime' ? null : await createFirstRunClient(platform.services, config);
     const address = await platform.server.listen({ port: config.port, host: config.host });
     const base = (config.publicUrl ?? address.replace('0.0.0.0', 'localhost').replace('[::]', 'localhost')).replace(/\/$/, '');
-    process.stdout.write(
-      `appbuilder listening on ${base}${config.basePath}${role === 'all' ? '' : ` (role ${role}: sends jobs, a worker takes them)`}\n` +
-        `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs (management API)\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
-    );
+    if (role === 'runtime') {
+      process.stdout.write(`appbuilder runtime listening on ${base}${config.appsPath} (generated apps only; sends jobs, a worker takes them)\n  store:    ${store}\n`);
+    } else {
+      process.stdout.write(
+        `appbuilder listening on ${base}${config.basePath}${role === 'all' ? '' : ` (role ${role}: management API only; sends jobs, a worker takes them)`}\n` +
+          `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs (management API)\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
+      );
+    }
     if (firstRun) process.stdout.write(firstRunMessage(firstRun, base, config.basePath));
   }
 

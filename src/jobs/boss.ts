@@ -3,7 +3,11 @@ import type { Db } from '../storage/db.ts';
 
 /** How often pg-boss looks at things; short values are for tests only. */
 export interface BossTiming {
-  /** How often an idle worker asks for a job (pg-boss minimum 0.5). */
+  /**
+   * How often an idle worker asks for a job when no notice woke it (pg-boss minimum 0.5). Only
+   * the fallback: a sent job wakes its workers through LISTEN/NOTIFY. It catches what no notice
+   * announces, such as a retry whose delay has passed (default `DEFAULT_FALLBACK_POLL_SECONDS`).
+   */
   pollingIntervalSeconds?: number;
   /** How often the supervisor runs; expired and heartbeat-less jobs are failed (retried) there. */
   superviseIntervalSeconds?: number;
@@ -24,6 +28,9 @@ export interface BossOptions extends BossTiming {
 
 export const DEFAULT_BOSS_SCHEMA = 'pgboss';
 
+/** The fallback poll of an idle worker (see `BossTiming.pollingIntervalSeconds`). */
+export const DEFAULT_FALLBACK_POLL_SECONDS = 5;
+
 /**
  * A pg-boss instance over the one database. PGlite goes through pg-boss's own adapter
  * (`backend: 'pglite'`), sharing the instance with Kysely: PGlite has one connection, and
@@ -38,6 +45,9 @@ export function createBoss(db: Db, options: BossOptions = {}): PgBoss {
     ...supervise,
     schema: options.schema ?? DEFAULT_BOSS_SCHEMA,
     schedule: options.schedule ?? true,
+    // Each process LISTENs on pg-boss's channel; a job sent to a queue created with `notify`
+    // wakes that queue's workers in every process at once (DESIGN §8). PGlite delivers in-process.
+    useListenNotify: true,
     ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds } : {}),
     ...(options.monitorIntervalSeconds ? { monitorIntervalSeconds: options.monitorIntervalSeconds } : {}),
     ...(options.cronMonitorIntervalSeconds ? { cronMonitorIntervalSeconds: options.cronMonitorIntervalSeconds } : {}),

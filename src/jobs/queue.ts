@@ -1,7 +1,7 @@
 import type { JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Db } from '../storage/db.ts';
 import type { JobRecord, JobStore, JobType } from './store.ts';
-import { createBoss, type BossOptions } from './boss.ts';
+import { createBoss, DEFAULT_FALLBACK_POLL_SECONDS, type BossOptions } from './boss.ts';
 import { runJob, type JobHandler, type JobLogger, type QueuedJobData } from './run.ts';
 import { sweep } from './sweep.ts';
 
@@ -17,6 +17,11 @@ export interface JobQueueOptions extends BossOptions {
   sweepIntervalSeconds?: number;
   /** How long `stop()` waits for running handlers (default 30 s). */
   stopTimeoutMs?: number;
+  /**
+   * Whether a send wakes workers at once (in-process, and elsewhere by NOTIFY); default true.
+   * False is polling only, as before (bench:publish's baseline).
+   */
+  instantPickup?: boolean;
 }
 
 export interface RegisterOptions {
@@ -59,6 +64,8 @@ const silentLogger: JobLogger = { info: () => {}, warn: () => {}, error: () => {
  */
 export class JobQueue {
   private readonly queues = new Set<string>();
+  /** The pg-boss worker of each queue this process works: a send from here wakes it directly. */
+  private readonly workers = new Map<string, string>();
   /** Attempts running here: `stop()` puts back the rows of those that outlive its timeout. */
   private readonly running = new Set<{ id: string; final: boolean }>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -90,11 +97,12 @@ export class JobQueue {
   async register(jobType: JobType, handler: JobHandler, options: RegisterOptions = {}): Promise<void> {
     await this.defineQueue(jobType, options);
     if (!this.options.work) return;
-    await this.boss.work(
+    const workerId = await this.boss.work(
       jobType,
       { includeMetadata: true, batchSize: 1, localConcurrency: options.concurrency ?? 1, ...this.polling() },
       async ([job]: JobWithMetadata<QueuedJobData>[]) => this.take(job, handler),
     );
+    this.workers.set(jobType, workerId);
   }
 
   /**
@@ -107,6 +115,7 @@ export class JobQueue {
     const data: QueuedJobData = { jobId: job.id };
     // A null answer means a job with this id is already queued: someone sent it first.
     await this.boss.send(job.jobType, data, { id: job.id });
+    this.wake(job.jobType);
     await this.store.setImplementationId(job.id, job.id);
     return { ...job, implementationJobId: job.id };
   }
@@ -137,7 +146,9 @@ export class JobQueue {
    */
   async send(queueName: string, data: Record<string, unknown>, options: { id?: string } = {}): Promise<string | null> {
     await this.ensureQueue(queueName);
-    return this.boss.send(queueName, data, options.id ? { id: options.id } : {});
+    const id = await this.boss.send(queueName, data, options.id ? { id: options.id } : {});
+    this.wake(queueName);
+    return id;
   }
 
   /** Declares a queue of `work()` with its retry and lease options (without it, pg-boss's defaults). */
@@ -149,6 +160,8 @@ export class JobQueue {
       ...(options.retryDelayMaxSeconds !== undefined ? { retryDelayMax: options.retryDelayMaxSeconds } : {}),
       expireInSeconds: options.expireInSeconds ?? 900,
       ...(options.heartbeatSeconds !== undefined ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+      // A send NOTIFYs pg-boss's channel in its own statement: workers everywhere fetch at once.
+      notify: this.instant,
     };
     // createQueue leaves an existing queue as it is, so the options are applied again.
     await this.boss.createQueue(queueName, queueOptions);
@@ -163,13 +176,14 @@ export class JobQueue {
     options: { concurrency?: number } = {},
   ): Promise<void> {
     await this.ensureQueue(queueName);
-    await this.boss.work(
+    const workerId = await this.boss.work(
       queueName,
       { includeMetadata: true, batchSize: 1, localConcurrency: options.concurrency ?? 1, ...this.polling() },
       async ([job]: JobWithMetadata<T>[]) => {
         await handler(job.data, { id: job.id, attempt: job.retryCount + 1, signal: job.signal, createdOn: job.createdOn });
       },
     );
+    this.workers.set(queueName, workerId);
   }
 
   /**
@@ -217,13 +231,31 @@ export class JobQueue {
     }
   }
 
+  /**
+   * The in-process half of instant pick-up: a worker of this process fetches now rather than
+   * after its poll. Other processes' workers wake on pg-boss's NOTIFY; the job is committed by
+   * then (the send is its own statement).
+   */
+  private wake(queueName: string): void {
+    const workerId = this.workers.get(queueName);
+    if (workerId && this.instant && !this.stopped) this.boss.notifyWorker(workerId);
+  }
+
   private async ensureQueue(name: string): Promise<void> {
     if (this.queues.has(name)) return;
-    await this.boss.createQueue(name);
+    await this.boss.createQueue(name, { notify: this.instant });
+    // A queue created before notices existed keeps its other options and gains `notify`.
+    await this.boss.updateQueue(name, { notify: this.instant });
     this.queues.add(name);
   }
 
-  private polling(): { pollingIntervalSeconds?: number } {
-    return this.options.pollingIntervalSeconds ? { pollingIntervalSeconds: this.options.pollingIntervalSeconds } : {};
+  /** The fallback poll, the same whether or not NOTIFY is available (pg-boss keeps two). */
+  private get instant(): boolean {
+    return this.options.instantPickup !== false;
+  }
+
+  private polling(): { pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number } {
+    const seconds = this.options.pollingIntervalSeconds ?? DEFAULT_FALLBACK_POLL_SECONDS;
+    return { pollingIntervalSeconds: seconds, notifyPollingIntervalSeconds: seconds };
   }
 }

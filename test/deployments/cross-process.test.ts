@@ -40,7 +40,8 @@ describe.skipIf(!hasPostgres)('two platforms on one PostgreSQL database', () => 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     a = await startOn(database, 'all');
-    b = await startOn(database, 'api');
+    // B serves the generated apps only (management goes through A).
+    b = await startOn(database, 'runtime');
     tenant = await createTenant(a, 'Two processes');
     app = await createTodoApp(tenant);
   }, 60_000);

@@ -17,6 +17,7 @@ import { ident } from '../../src/storage/sql.ts';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../support/databases.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
+import { ApiClient } from '../support/client.ts';
 import { todoScode } from '../support/examples.ts';
 import { publishAndWait, startOn, versionPath, waitForJob } from '../deployments/support.ts';
 import { FAST, waitFor } from './support.ts';
@@ -45,6 +46,9 @@ function startWorker(url: string): { child: ChildProcess; output: () => string }
 describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a migration (PostgreSQL)', () => {
   let database: TestDatabase;
   let api: TestPlatform;
+  /** Serves the generated apps (the api process serves only the management API). */
+  let runtime: TestPlatform;
+  let onRuntime: ApiClient;
   let tenant: Tenant;
   let app: AppReply;
   const children: ChildProcess[] = [];
@@ -87,7 +91,10 @@ describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a mig
     // The test's own handle is unbounded (its seed takes seconds on a busy machine); the workers have the default bound.
     database = await createTestDatabase('postgres', { statementTimeoutMs: 0 });
     api = await startOn(database, 'api', FAST);
+    runtime = await startOn(database, 'runtime', FAST);
     tenant = await createTenant(api, 'Kill -9');
+    onRuntime = new ApiClient(runtime.baseUrl, tenant.api.apiKey);
+    onRuntime.token = tenant.api.token;
     app = await createTodoApp(tenant);
     // v1 is deployed by a worker that then goes away.
     const first = await startOn(database, 'worker', FAST);
@@ -116,6 +123,7 @@ describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a mig
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await runtime?.close();
     await api?.close();
     await database?.drop();
   }, 60_000);
@@ -163,7 +171,7 @@ describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a mig
       expect(await schemaState()).toEqual({ description: 'text', priority: null, deployed: v1, active: [v1] });
       expect(await rowFacts()).toEqual(before);
       // The previous version is still served meanwhile.
-      const served = await tenant.api.get<{ total: number }>(`${versionPath(api, app.id, v1)}/toDos?limit=1`);
+      const served = await onRuntime.get<{ total: number }>(`${versionPath(runtime, app.id, v1)}/toDos?limit=1`);
       expect(served.status).toBe(200);
       console.log(`[killed-migration] worker ${kill} killed during the conversion; v${v1} still served`);
     }
@@ -179,8 +187,8 @@ describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a mig
 
     expect(await schemaState()).toEqual({ description: 'double precision', priority: 'double precision', deployed: v2, active: [v1, v2] });
     expect(await rowFacts()).toEqual(before);
-    const page = await tenant.api.get<{ items: Array<{ description: unknown; priority: unknown }>; total: number }>(
-      `${versionPath(api, app.id, v2)}/toDos?limit=1&sort=-description`,
+    const page = await onRuntime.get<{ items: Array<{ description: unknown; priority: unknown }>; total: number }>(
+      `${versionPath(runtime, app.id, v2)}/toDos?limit=1&sort=-description`,
     );
     expect(page.status).toBe(200);
     expect(page.body.total).toBe(ROWS);

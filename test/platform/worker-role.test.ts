@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../support/databases.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
+import { ApiClient } from '../support/client.ts';
 import { startOn, versionPath, waitForJob } from '../deployments/support.ts';
 
 const hasPostgres = await postgresAvailable();
@@ -71,10 +72,18 @@ describe.skipIf(!hasPostgres)('appbuilder serve --role (PostgreSQL)', () => {
 
     const done = await waitForJob(tenant, app.id, job.id);
     expect(done.status).toBe('succeeded');
-    // The version is served by the api process, deployed by the worker.
-    const list = await tenant.api.get<{ items: unknown[]; total: number }>(`${versionPath(api, app.id, app.serverVersion)}/toDos`);
-    expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ items: [], total: 0 });
+    // The version is deployed by the worker and served by a runtime process, not by the api process.
+    const runtime = await startOn(database, 'runtime');
+    try {
+      const onRuntime = new ApiClient(runtime.baseUrl, tenant.api.apiKey);
+      onRuntime.token = tenant.api.token;
+      const list = await onRuntime.get<{ items: unknown[]; total: number }>(`${versionPath(runtime, app.id, app.serverVersion)}/toDos`);
+      expect(list.status).toBe(200);
+      expect(list.body).toMatchObject({ items: [], total: 0 });
+      expect((await tenant.api.get(`${versionPath(api, app.id, app.serverVersion)}/toDos`)).status).toBe(404);
+    } finally {
+      await runtime.close();
+    }
     // The worker listens nowhere: its --port refuses connections.
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
 

@@ -8,6 +8,7 @@ import type { TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
 import { TICK_TRIGGER, awayFromMinuteEnd, perMinute, scheduleScode, storedSchedules, ticks, untilAfterNextMinute } from './schedule-app.ts';
 import { publish, runsOf, sleep, startEventsPlatform, waitFor } from './support.ts';
+import { startOn } from '../deployments/support.ts';
 
 const hasPostgres = await postgresAvailable();
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
@@ -37,12 +38,15 @@ async function startWorker(url: string): Promise<Worker> {
 describe.skipIf(!hasPostgres)('a schedule with two worker processes (PostgreSQL)', () => {
   let database: TestDatabase;
   let api: TestPlatform;
+  /** Serves the generated app (the api process serves only the management API). */
+  let runtime: TestPlatform;
   const workers: Worker[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
-    // This process only serves the APIs and sends jobs (it still runs pg-boss's schedule pass).
+    // This process only serves the management API and sends jobs; the workers run pg-boss's schedule pass.
     api = await startEventsPlatform('postgres', { role: 'api', database });
+    runtime = await startOn(database, 'runtime');
     workers.push(...(await Promise.all([startWorker(database.url!), startWorker(database.url!)])));
   }, 120_000);
 
@@ -53,6 +57,7 @@ describe.skipIf(!hasPostgres)('a schedule with two worker processes (PostgreSQL)
         await once(worker.child, 'exit');
       }
     }
+    await runtime?.close();
     await api?.close();
   }, 60_000);
 
@@ -62,7 +67,7 @@ describe.skipIf(!hasPostgres)('a schedule with two worker processes (PostgreSQL)
     await awayFromMinuteEnd();
     // The deployment job is taken by one of the workers, which also moves the schedule.
     const app = { id: created.id, serverVersion: (await publish(tenant, created.id)).serverVersion };
-    const read = () => ticks(api, tenant, app);
+    const read = () => ticks(runtime, tenant, app);
 
     // The current minute's tick fires at once; the next one at the minute.
     await waitFor(read, (notes) => Object.keys(perMinute(notes)).length >= 2, 130_000, 'ticks of two minutes');
