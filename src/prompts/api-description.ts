@@ -89,7 +89,7 @@ export interface ApiDescription {
 
 const JSON_TYPES: Record<PrimitiveType, string> = {
   p_TEXT: 'string',
-  p_IMAGE: 'string (image: http(s) URL or storage key)',
+  p_IMAGE: 'string (image: on write an https URL or the key POST /files answered; read as a URL)',
   p_BOOLEAN: 'boolean',
   p_NUMBER: 'number',
   p_DATE: 'string (date, YYYY-MM-DD)',
@@ -99,9 +99,9 @@ const JSON_TYPES: Record<PrimitiveType, string> = {
   p_PHONE_NUMBER: 'string (phone number in E.164 form, e.g. +14155550123)',
   p_CURRENCY_AMOUNT: 'object {amount: number, currency: 3-letter ISO 4217 code}',
   p_LINK: 'string (http(s) URL)',
-  p_VIDEO: 'string (video: http(s) URL or storage key)',
+  p_VIDEO: 'string (video: on write an https URL or the key POST /files answered; read as a URL)',
   p_STAR_RATING: 'integer 0-5 (star rating)',
-  p_FILE: 'string (file: http(s) URL or storage key)',
+  p_FILE: 'string (file: on write an https URL or the key POST /files answered; read as a URL)',
 };
 
 const rulesOf = (rules: { access: string; criteria: string }[]): string[] => rules.map((r) => `${r.access}: ${r.criteria}`);
