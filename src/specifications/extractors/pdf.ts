@@ -16,7 +16,8 @@ type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 async function open(bytes: Uint8Array, name: string): Promise<PdfDocument> {
   try {
     // PDF.js may detach the buffer it is given: hand it a copy, never the attachment itself.
-    return await getDocumentProxy(new Uint8Array(bytes));
+    // Verbosity 0: its warnings about damaged files go to our message, not to stderr.
+    return await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new ExtractionError(`${name} is not a readable PDF: ${message}`);
