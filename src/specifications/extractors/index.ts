@@ -5,10 +5,12 @@
 import type { AttachmentKind, Extractor } from './types.ts';
 import { extractSql } from './sql.ts';
 import { extractOpenApi } from './openapi.ts';
+import { extractJsonSchema } from './jsonschema.ts';
 
 const EXTRACTORS: Partial<Record<AttachmentKind, Extractor>> = {
   sql: extractSql,
   openapi: extractOpenApi,
+  jsonschema: extractJsonSchema,
 };
 
 export function extractorFor(kind: AttachmentKind): Extractor | undefined {
