@@ -8,6 +8,7 @@ import { generatedAppsPlugin } from './http/plugin.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { docsRoutes } from './http/docs-routes.ts';
+import { clientRoutes } from './http/client-route.ts';
 import { AppRateLimits, NO_RATE_LIMITS, type RateLimitSettings } from './http/rate-limits.ts';
 import { LoginThrottle } from './http/login-throttle.ts';
 import { ActionRunner, type EventRunner } from './runs/runner.ts';
@@ -64,7 +65,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         appValues: options.appValues,
         rateLimits: new AppRateLimits(limits.appPerMinute),
         requestLog: options.requestLog,
-        sources: [resourceRoutes(db, afterCommit), authRoutes(auth, new LoginThrottle(limits)), docsRoutes(appsPath, limits), triggerRoutes(runner)],
+        sources: [resourceRoutes(db, afterCommit), authRoutes(auth, new LoginThrottle(limits)), docsRoutes(appsPath, limits), clientRoutes(), triggerRoutes(runner)],
       })(fastify);
     },
   };
