@@ -20,6 +20,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** No statement of a request runs longer, ms (APPBUILDER_STATEMENT_TIMEOUT; 0: none; PostgreSQL only). */
   statementTimeoutMs: number;
+  /** Entries of a to-many id array or expansion in a generated-app answer (APPBUILDER_RELATION_LIMIT, 1-1000, default 100; DESIGN §6). */
+  relationLimit: number;
   tokenTtlSeconds: number;
   /** How long action runs are kept, seconds (APPBUILDER_RUN_RETENTION, e.g. `7d`, `12h`, `3600`). */
   runRetentionSeconds: number;
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     scheduleCheckSeconds: Math.min(45, Math.max(1, intFrom(env.APPBUILDER_SCHEDULE_CHECK, 30))),
     bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
     statementTimeoutMs: intFrom(env.APPBUILDER_STATEMENT_TIMEOUT, 10_000),
+    relationLimit: Math.min(1000, Math.max(1, intFrom(env.APPBUILDER_RELATION_LIMIT, 100))),
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
     runRetentionSeconds: durationSeconds(env.APPBUILDER_RUN_RETENTION, 7 * 86400),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),

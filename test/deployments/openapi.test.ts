@@ -94,12 +94,12 @@ describe('the OpenAPI document and reference page of a served version', () => {
   });
 
   it('has every resource path of the to-do example with its operations and list parameters', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(['/auth/login', '/auth/me', '/auth/signup', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}'].sort());
+    expect(Object.keys(doc.paths).sort()).toEqual(['/auth/login', '/auth/me', '/auth/signup', '/files', '/files/{key}', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos'].sort());
     for (const [resource, name] of [['toDos', 'ToDo'], ['users', 'User']]) {
       expect(doc.paths[`/${resource}`].get.operationId).toBe(`list${name}`);
       expect(doc.paths[`/${resource}`].post.operationId).toBe(`create${name}`);
       expect(Object.keys(doc.paths[`/${resource}/{id}`]).sort()).toEqual(['delete', 'get', 'parameters', 'patch']);
-      expect(doc.paths[`/${resource}`].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['query:limit', 'query:offset', 'query:sort', 'query:filter']);
+      expect(doc.paths[`/${resource}`].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['query:limit', 'query:offset', 'query:sort', 'query:filter', 'query:fields']);
       for (const status of ['400', '401']) expect(doc.paths[`/${resource}`].post.responses![status]).toEqual({ $ref: `#/components/responses/Problem${status}` });
       expect(doc.paths[`/${resource}`].post.responses!['422']).toBeDefined();
     }

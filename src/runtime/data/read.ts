@@ -14,6 +14,7 @@ import { authForFilter } from '../auth-reads.ts';
 import { tableOf } from './columns.ts';
 import { fillComputed } from './computed-js.ts';
 import { totalSource, type CountedRow, type TotalSource } from './count-cache.ts';
+import { parseFields, type Selection } from './fields-param.ts';
 import { RecordJson } from './record-json.ts';
 import { filterCondition, type Condition, type RuleContext } from './rule-sql.ts';
 import { orderBy, parseSort } from './sort.ts';
@@ -21,6 +22,10 @@ import { orderBy, parseSort } from './sort.ts';
 /** What a read knows about the caller; administrators and the system bypass the rules. */
 export interface ReadContext extends RuleContext {
   bypassRules?: boolean;
+  /** At most this many entries in a to-many id array or expansion (APPBUILDER_RELATION_LIMIT; default 100). */
+  relationLimit?: number;
+  /** The version's files route (absolute, ending in `/`): file fields read as URLs under it; else as stored. */
+  filesUrl?: string;
 }
 
 export interface ListOptions {
@@ -33,6 +38,10 @@ export interface ListOptions {
   sort?: string;
   /** A CEL boolean over `record`. */
   filter?: string;
+  /** `title,deadline,user.name` (fields-param.ts); every member when left out. */
+  fields?: string;
+  /** Only the rows where this holds (on the row alias given): the sub-collection of one parent (related.ts). */
+  within?: (alias: string) => RawBuilder<unknown>;
 }
 
 export type JsonRecord = Record<string, unknown> & { id: string };
@@ -54,9 +63,10 @@ function readContext(ctx: ReadContext): RuleContext {
   return { auth: ctx.auth, operation: 'read', now: ctx.now, env: ctx.env ?? {} };
 }
 
+/** `limit` 0 answers the total alone (DESIGN §6). */
 function checkPaging(limit: number, offset: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw badRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}.`, [{ path: '/limit', message: 'is not valid' }]);
+  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
+    throw badRequest(`limit must be a whole number from 0 to ${MAX_LIMIT}.`, [{ path: '/limit', message: 'is not valid' }]);
   }
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw badRequest('offset must be a whole number from 0.', [{ path: '/offset', message: 'is not valid' }]);
@@ -110,17 +120,23 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   const ctx = readContext(options.ctx);
   ctx.auth = await authForFilter(executor, app, model, ctx.auth, filter);
   const bypass = options.ctx.bypassRules === true;
-  const json = new RecordJson(app, ctx, bypass);
+  const json = new RecordJson(app, ctx, bypass, options.ctx.relationLimit, options.ctx.filesUrl);
   const keys = parseSort(app, model, options.sort, json.visibility(model));
+  const selection = parseFields(app, model, options.fields, (m) => json.visibility(m));
   const conditions = (alias: string): Condition[] => [
     json.readCondition(model, alias),
     ...(filter !== undefined && filter.trim() !== '' ? [filterCondition(app, model, filter, ctx, alias, bypass)] : []),
+    ...(options.within ? [{ kind: 'where' as const, sql: options.within(alias) }] : []),
   ];
   const where = whereOf(conditions('t'));
   // An anonymous caller of an owner-only model, a filter folding to false: no query at all.
   if (!where) return { page: { items: [], total: 0, offset } };
   const table = tableOf(app, model);
-  const items = sql`(select coalesce(json_agg(${json.record(model, 'p', true)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
+  // `limit=0`: the total alone, no page built.
+  const items =
+    limit === 0
+      ? sql`'[]'::json`
+      : sql`(select coalesce(json_agg(${json.record(model, 'p', true, selection)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
         from (select * from ${table} t where ${where} order by ${orderBy(app, model, keys, 't')} limit ${limit} offset ${offset}) p)`;
   const run = (total: TotalSource) =>
     runRow<CountedRow & { body: string }>(
@@ -148,13 +164,13 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
 }
 
 /** One record as JSON text; undefined when it does not exist or the caller may not read it. */
-export async function getRecordJson(db: Db | Executor, app: CompiledApp, model: CompiledModel, id: string, ctx: ReadContext): Promise<string | undefined> {
-  const result = await get(db, app, model, id, ctx);
+export async function getRecordJson(db: Db | Executor, app: CompiledApp, model: CompiledModel, id: string, ctx: ReadContext, fields?: string): Promise<string | undefined> {
+  const result = await get(db, app, model, id, ctx, fields);
   return result && (result.text ?? JSON.stringify(result.record));
 }
 
-export async function getRecord(db: Db | Executor, app: CompiledApp, model: CompiledModel, id: string, ctx: ReadContext): Promise<JsonRecord | undefined> {
-  const result = await get(db, app, model, id, ctx);
+export async function getRecord(db: Db | Executor, app: CompiledApp, model: CompiledModel, id: string, ctx: ReadContext, fields?: string): Promise<JsonRecord | undefined> {
+  const result = await get(db, app, model, id, ctx, fields);
   return result && (result.record ?? (JSON.parse(result.text!) as JsonRecord));
 }
 
@@ -164,13 +180,16 @@ async function get(
   model: CompiledModel,
   id: string,
   context: ReadContext,
+  fields?: string,
 ): Promise<{ text?: string; record?: JsonRecord } | undefined> {
-  if (typeof id !== 'string' || !isUuid(id)) return undefined;
   const ctx = readContext(context);
-  const json = new RecordJson(app, ctx, context.bypassRules === true);
+  const json = new RecordJson(app, ctx, context.bypassRules === true, context.relationLimit, context.filesUrl);
+  // Checked first: a bad `fields` is a 400 whether or not the record exists.
+  const selection: Selection | undefined = parseFields(app, model, fields, (m) => json.visibility(m));
+  if (typeof id !== 'string' || !isUuid(id)) return undefined;
   const where = whereOf([json.readCondition(model, 't')]);
   if (!where) return undefined;
-  const query = sql`${sql.raw(PREPARED)}select (${json.record(model, 't', true)})::text as body
+  const query = sql`${sql.raw(PREPARED)}select (${json.record(model, 't', true, selection)})::text as body
     from ${tableOf(app, model)} t where t.id = cast(${id} as uuid) and ${where}`;
   const text = (await runRow(executorOf(db), query))?.body;
   if (text === undefined) return undefined;

@@ -3,15 +3,23 @@
 // records (one correlated subquery per relationship, never one query per row); inside an
 // embedded record relationships are ids (to-one: id or null; to-many: array, never null). An
 // embedded record the caller may not read stays an id. Field rules hide fields.
+// Bounded relations (DESIGN §6): a to-many id array and a to-many expansion hold at most
+// `relationLimit` entries (APPBUILDER_RELATION_LIMIT), the first by id; the whole set is paged at
+// the sub-collection route. A selection (`fields=`, fields-param.ts) narrows the members and the SQL.
 import { sql, type RawBuilder } from 'kysely';
 import { ident } from '../../storage/sql.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 import { col, sqlTypeOf, tableOf } from './columns.ts';
 import { computedSql } from './computed-sql.ts';
+import { fileUrlSql, isFileType } from './file-urls.ts';
+import type { Selection } from './fields-param.ts';
 import { accessCondition, fieldVisibility, type Condition, type FieldAccess, type RuleContext } from './rule-sql.ts';
 
 const ISO_UTC = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 const EMPTY = sql.raw(`'[]'::json`);
+
+/** APPBUILDER_RELATION_LIMIT's default. */
+export const DEFAULT_RELATION_LIMIT = 100;
 
 /** Builds the JSON of one statement; aliases are numbered per statement so its text is stable. */
 export class RecordJson {
@@ -24,6 +32,10 @@ export class RecordJson {
     readonly app: CompiledApp,
     readonly ctx: RuleContext,
     readonly bypassRules: boolean,
+    /** At most this many entries in a to-many id array or expansion (APPBUILDER_RELATION_LIMIT). */
+    readonly relationLimit: number = DEFAULT_RELATION_LIMIT,
+    /** The version's files route (absolute, ending in `/`): stored file keys read as URLs under it (file-urls.ts). */
+    readonly filesUrl?: string,
   ) {}
 
   visibility(model: CompiledModel): Map<string, FieldAccess> {
@@ -39,15 +51,26 @@ export class RecordJson {
     return this.bypassRules ? { kind: 'all' } : accessCondition(this.app, model, this.ctx, alias);
   }
 
-  /** The record on row `alias` as `json`; `expand` resolves relationships to records (the top level). */
-  record(model: CompiledModel, alias: string, expand: boolean): RawBuilder<unknown> {
+  /**
+   * The record on row `alias` as `json`; `expand` resolves relationships to records (the top
+   * level). With a selection, only its members (and `id`): a relationship it names alone stays
+   * ids, one it expands is expanded with the members it names.
+   */
+  record(model: CompiledModel, alias: string, expand: boolean, selection?: Selection | null): RawBuilder<unknown> {
     const always: RawBuilder<unknown>[] = [sql`'id', ${col(alias, 'id')}`];
     const conditional: RawBuilder<unknown>[] = [];
     const visibility = this.visibility(model);
     for (const field of model.fields) {
       const access = visibility.get(field.name) ?? { kind: 'visible' };
       if (access.kind === 'hidden') continue;
-      const value = this.value(model, field, alias, expand);
+      const pick = selection ? selection.get(field.name) : undefined;
+      if (selection && !pick) continue;
+      const value =
+        pick && field.relation
+          ? pick.kind === 'expand'
+            ? this.expanded(field, alias, pick.fields)
+            : this.ids(field, alias)
+          : this.value(model, field, alias, expand);
       const pair = sql`${field.name}::text, ${value}`;
       if (access.kind === 'visible') always.push(pair);
       else conditional.push(sql`case when ${access.condition(alias)} then jsonb_build_object(${pair}) else '{}'::jsonb end`);
@@ -68,6 +91,7 @@ export class RecordJson {
     }
     if (field.relation) return expand ? this.expanded(field, alias) : this.ids(field, alias);
     const column = col(alias, field.column!);
+    if (this.filesUrl !== undefined && isFileType(field.to)) return fileUrlSql(column, field.many, this.filesUrl);
     const type = sqlTypeOf(field.to);
     if (!field.many) return type === 'timestamptz' ? sql`to_char(${column} at time zone 'UTC', ${ISO_UTC})` : column;
     if (type === 'timestamptz') {
@@ -100,7 +124,8 @@ export class RecordJson {
       id = col('x', storage.otherColumn);
     }
     if (!field.many) return sql`(select ${id} from ${from} order by ${id} limit 1)`;
-    if (rule.kind === 'all') return sql`coalesce((select json_agg(${id} order by ${id}) from ${from}), ${EMPTY})`;
+    const limit = this.relationLimit;
+    if (rule.kind === 'all') return sql`coalesce((select json_agg(b.id order by b.id) from (select ${id} as id from ${from} order by ${id} limit ${limit}) b), ${EMPTY})`;
     // Only the readable ones: the target's rule on its row (aliased apart: rules use `x` themselves).
     const table = sql`${tableOf(this.app, target)} ${ident(r)}`;
     const readable =
@@ -108,21 +133,21 @@ export class RecordJson {
         ? sql`${table} where ${col(r, storage.column)} = ${col(alias, 'id')} and (${rule.sql})`
         : sql`${ident(this.app.schema, storage.table)} x join ${table} on ${col(r, 'id')} = ${col('x', storage.otherColumn)}
             where ${col('x', storage.selfColumn)} = ${col(alias, 'id')} and (${rule.sql})`;
-    return sql`coalesce((select json_agg(${col(r, 'id')} order by ${col(r, 'id')}) from ${readable}), ${EMPTY})`;
+    return sql`coalesce((select json_agg(b.id order by b.id) from (select ${col(r, 'id')} as id from ${readable} order by ${col(r, 'id')} limit ${limit}) b), ${EMPTY})`;
   }
 
   /**
    * A relationship as the related records. To-one: one the caller may not read stays an id (the
    * record holds it). To-many: only the records the caller may read.
    */
-  private expanded(field: CompiledField, alias: string): RawBuilder<unknown> {
+  private expanded(field: CompiledField, alias: string, selection?: Selection | null): RawBuilder<unknown> {
     const relation = field.relation!;
     const storage = relation.storage;
     const target = this.app.modelsById.get(relation.targetModelId)!;
     const e = `e${++this.aliases}`;
     const rule = this.readCondition(target, e);
     if (rule.kind === 'none') return field.many ? EMPTY : this.ids(field, alias);
-    const record = this.record(target, e, false);
+    const record = this.record(target, e, false, selection);
     const item = rule.kind === 'all' || field.many ? record : sql`case when ${rule.sql} then ${record} else to_json(${col(e, 'id')}) end`;
     const table = sql`${tableOf(this.app, target)} ${ident(e)}`;
     let from: RawBuilder<unknown>;
@@ -135,6 +160,8 @@ export class RecordJson {
     if (storage.kind === 'ownColumn') return sql`(select ${item} from ${from})`;
     if (!field.many) return sql`(select ${item} from ${from} order by ${col(e, 'id')} limit 1)`;
     const readable = rule.kind === 'all' ? from : sql`${from} and (${rule.sql})`;
-    return sql`coalesce((select json_agg(${item} order by ${col(e, 'id')}) from ${readable}), ${EMPTY})`;
+    // The first `relationLimit` rows by id, then their JSON (the row keeps its alias: `record` reads it).
+    const rows = sql`(select ${ident(e)}.* from ${readable} order by ${col(e, 'id')} limit ${this.relationLimit}) ${ident(e)}`;
+    return sql`coalesce((select json_agg(${item} order by ${col(e, 'id')}) from ${rows}), ${EMPTY})`;
   }
 }

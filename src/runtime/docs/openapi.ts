@@ -7,6 +7,8 @@
 import type { HttpTrigger, Trigger } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { modelSchemas, safeName, schemaRef, type JsonSchema } from './schemas.ts';
+import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
+import { filePaths, UPLOADED_FILE } from './file-paths.ts';
 
 /** One path's operations by verb (and shared `parameters`). */
 export type PathItem = Record<string, unknown>;
@@ -53,7 +55,7 @@ const ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: { type: '
 function listParameters(model: CompiledModel): JsonSchema[] {
   const sortable = ['id', 'createdAt', 'updatedAt', ...model.fields.filter((f) => f.column && !f.many && !f.relation && !['p_ADDRESS', 'p_CURRENCY_AMOUNT'].includes(f.to)).map((f) => f.name)];
   return [
-    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, description: 'Records per page.' },
+    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 1000, default: 20 }, description: 'Records per page; 0 answers the exact total alone.' },
     { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Records to skip.' },
     {
       name: 'sort',
@@ -68,6 +70,7 @@ function listParameters(model: CompiledModel): JsonSchema[] {
       schema: { type: 'string' },
       description: `A CEL expression over \`record\` (the ${model.name}'s fields by name), e.g. \`record.${model.fields[0]?.name ?? 'id'} != null\`.`,
     },
+    fieldsParameter(model),
   ];
 }
 
@@ -100,7 +103,8 @@ function resourcePaths(model: CompiledModel): Record<string, PathItem> {
         summary: `Read one ${model.name}`,
         tags,
         security: OPEN_SECURITY,
-        responses: { 200: { description: `The ${model.name}.`, content: json(schemaRef(name)) }, ...errors(401, 404) },
+        parameters: [fieldsParameter(model)],
+        responses: { 200: { description: `The ${model.name}.`, content: json(schemaRef(name)) }, ...errors(400, 401, 404) },
       },
       patch: {
         operationId: `update${name}`,
@@ -204,19 +208,23 @@ function addTriggerPaths(app: CompiledApp, paths: Record<string, PathItem>): voi
 export interface OpenApiOptions {
   /** The URL path of the version, `{appsPath}/{applicationId}/api/v{serverVersion}`. */
   serverUrl: string;
+  /** APPBUILDER_RELATION_LIMIT, stated on every to-many member (default 100). */
+  relationLimit?: number;
 }
 
 export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApiDocument {
   const def = app.definition;
   const paths: Record<string, PathItem> = {};
-  for (const model of app.models) Object.assign(paths, resourcePaths(model));
+  for (const model of app.models) Object.assign(paths, resourcePaths(model), subCollectionPaths(app, model, listParameters, OPEN_SECURITY, errors));
   Object.assign(paths, authPaths(app));
   addTriggerPaths(app, paths);
+  const files = filePaths(app);
+  Object.assign(paths, files);
 
   const responses = Object.fromEntries(
     Object.entries(ERROR_TEXT).map(([status, description]) => [`Problem${status}`, { description, content: { 'application/problem+json': { schema: schemaRef('Problem') } } }]),
   );
-  const schemas: Record<string, JsonSchema> = { Problem: PROBLEM, ...modelSchemas(app) };
+  const schemas: Record<string, JsonSchema> = { Problem: PROBLEM, ...(files['/files'] ? { UploadedFile: UPLOADED_FILE } : {}), ...modelSchemas(app, options.relationLimit) };
   if (app.userModel) {
     const create = schemas[`${safeName(app.userModel.name)}Create`] as { properties: Record<string, JsonSchema>; required?: string[] };
     schemas.SignUp = {
@@ -238,7 +246,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
       description: `${def.appDescription}\n\nGenerated API of version ${app.serverVersion}. Records are read and changed under the access rules of their model.`,
     },
     servers: [{ url: options.serverUrl }],
-    tags: [...app.models.map((m) => ({ name: m.name })), ...(app.userModel ? [{ name: 'auth' }] : []), ...(def.triggers.some(isHttp) ? [{ name: 'triggers' }] : [])],
+    tags: [...app.models.map((m) => ({ name: m.name })), ...(files['/files'] ? [{ name: 'files' }] : []), ...(app.userModel ? [{ name: 'auth' }] : []), ...(def.triggers.some(isHttp) ? [{ name: 'triggers' }] : [])],
     paths,
     components: {
       schemas,

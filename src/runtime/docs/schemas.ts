@@ -11,10 +11,16 @@
 import { describeDefaultExpression } from '../../definition/default-value.ts';
 import type { PrimitiveType } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
+import { DEFAULT_RELATION_LIMIT } from '../data/record-json.ts';
+import { computedSchema } from './computed-schema.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
 const UUID: JsonSchema = { type: 'string', format: 'uuid' };
+
+/** A file field's value (DESIGN §6, "Files"). */
+const FILE_VALUE =
+  'Written as the `key` POST /files answered, or an https URL. Read as a URL: an https URL as written, a key as the absolute URL of GET /files/{key} of this version.';
 
 /** The JSON value of each primitive type, as reads answer it and writes take it. */
 export const PRIMITIVE_SCHEMAS: Readonly<Record<PrimitiveType, JsonSchema>> = {
@@ -26,9 +32,9 @@ export const PRIMITIVE_SCHEMAS: Readonly<Record<PrimitiveType, JsonSchema>> = {
   p_TIME: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d+)?)?$', description: 'HH:MM or HH:MM:SS' },
   p_STAR_RATING: { type: 'integer', minimum: 0, maximum: 5 },
   p_LINK: { type: 'string', format: 'uri', description: 'An http(s) URL.' },
-  p_IMAGE: { type: 'string', description: 'An http(s) URL or a storage key.' },
-  p_VIDEO: { type: 'string', description: 'An http(s) URL or a storage key.' },
-  p_FILE: { type: 'string', description: 'An http(s) URL or a storage key.' },
+  p_IMAGE: { type: 'string', description: FILE_VALUE },
+  p_VIDEO: { type: 'string', description: FILE_VALUE },
+  p_FILE: { type: 'string', description: FILE_VALUE },
   p_PHONE_NUMBER: { type: 'string', pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550123.' },
   p_ADDRESS: { type: 'object', additionalProperties: true },
   p_CURRENCY_AMOUNT: {
@@ -93,11 +99,23 @@ export function fieldSchema(app: CompiledApp, field: CompiledField, relationForm
   return schema;
 }
 
-function readSchema(app: CompiledApp, model: CompiledModel, relationForm: RelationForm): JsonSchema {
+/**
+ * A to-many relationship as read: at most `relationLimit` entries, the first by id (DESIGN §6,
+ * bounded relations); the whole set is paged at `GET /{resource}/{id}/{field}`.
+ */
+function boundedToMany(schema: JsonSchema, model: CompiledModel, field: CompiledField, relationLimit: number): JsonSchema {
+  const bound = `At most ${relationLimit} entries (APPBUILDER_RELATION_LIMIT), the first by id; all of them, paged: GET /${model.resource}/{id}/${field.name}.`;
+  return { ...schema, maxItems: Math.min(relationLimit, (schema.maxItems as number | undefined) ?? relationLimit), description: `${schema.description ?? ''} ${bound}`.trim() };
+}
+
+function readSchema(app: CompiledApp, model: CompiledModel, relationForm: RelationForm, relationLimit: number): JsonSchema {
   const properties: Record<string, JsonSchema> = { id: { ...UUID, readOnly: true } };
   const required = ['id'];
   for (const field of model.fields) {
-    properties[field.name] = fieldSchema(app, field, relationForm, false);
+    let schema = fieldSchema(app, field, relationForm, false);
+    if (field.computed !== undefined) schema = { ...computedSchema(app, model, field), ...(schema.description ? { description: schema.description } : {}) };
+    else if (field.relation && field.many) schema = boundedToMany(schema, model, field, relationLimit);
+    properties[field.name] = schema;
     // A field under field rules may be left out for some callers.
     if (field.accessControl.rules.length === 0) required.push(field.name);
   }
@@ -116,12 +134,12 @@ function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'u
 }
 
 /** Every component schema of the app's models, keyed by component name. */
-export function modelSchemas(app: CompiledApp): Record<string, JsonSchema> {
+export function modelSchemas(app: CompiledApp, relationLimit = DEFAULT_RELATION_LIMIT): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
   for (const model of app.models) {
     const name = safeName(model.name);
-    schemas[name] = readSchema(app, model, 'expanded');
-    schemas[`${name}Embedded`] = readSchema(app, model, 'id');
+    schemas[name] = readSchema(app, model, 'expanded', relationLimit);
+    schemas[`${name}Embedded`] = readSchema(app, model, 'id', relationLimit);
     schemas[`${name}Create`] = writeSchema(app, model, 'create');
     schemas[`${name}Update`] = writeSchema(app, model, 'update');
     schemas[`${name}Page`] = {

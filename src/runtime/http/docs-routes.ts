@@ -54,14 +54,14 @@ function page(title: string, prefix: string): string {
  * page, with the swagger-ui assets under `/docs/assets/`). The page is left out when
  * the app itself serves `GET /docs` (a model whose resource is `docs`, or a trigger).
  */
-export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE_LIMITS): RouteSource {
+export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE_LIMITS, relationLimit?: number): RouteSource {
   const documents = new WeakMap<CompiledApp, string>();
   return (app) => {
     const prefix = `${appsPath}/${app.applicationId}/api/v${app.serverVersion}`;
     const document = () => {
       let text = documents.get(app);
       if (text === undefined) {
-        text = JSON.stringify(describeRateLimits(buildOpenApi(app, { serverUrl: prefix }), limits));
+        text = JSON.stringify(describeRateLimits(buildOpenApi(app, { serverUrl: prefix, relationLimit }), limits));
         documents.set(app, text);
       }
       return text;

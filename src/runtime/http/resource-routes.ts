@@ -2,14 +2,22 @@ import { badRequest, notFound } from '../../errors.ts';
 import type { Db } from '../../storage/db.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { authOf, bypassesRules, type Caller } from '../caller.ts';
-import { getRecord, listRecords, type ReadContext } from '../data/read.ts';
+import { getRecord, getRecordJson, listRecordsJson, type ListOptions, type ReadContext } from '../data/read.ts';
+import { DEFAULT_RELATION_LIMIT } from '../data/record-json.ts';
+import { listRelatedJson, subCollectionFields } from '../data/related.ts';
 import { createRecord, deleteRecord, updateRecord } from '../writes/records.ts';
+import { fileUrlsAsKeys } from '../writes/file-keys.ts';
 import type { AfterCommit } from './after-commit.ts';
 import type { RouteSource } from './router.ts';
 import type { AppRequest, AppRoute } from './types.ts';
 
-function readContext(caller: Caller, env: Record<string, string> = {}): ReadContext {
-  return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller) };
+export interface ResourceRouteOptions {
+  /** APPBUILDER_RELATION_LIMIT: entries of a to-many id array or expansion (DESIGN §6). */
+  relationLimit?: number;
+}
+
+function readContext(caller: Caller, env: Record<string, string> = {}, relationLimit = DEFAULT_RELATION_LIMIT, filesUrl?: string): ReadContext {
+  return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller), relationLimit, ...(filesUrl ? { filesUrl } : {}) };
 }
 
 function intParam(request: AppRequest, name: string, fallback: number, max: number): number {
@@ -25,43 +33,62 @@ function textParam(request: AppRequest, name: string): string | undefined {
   return Array.isArray(raw) ? raw[0] : raw;
 }
 
+/** The query parameters of a list (and of a sub-collection): limit 0-1000 (0: the total alone), offset, sort, filter, fields. */
+function listOptions(request: AppRequest, relationLimit: number): ListOptions {
+  return {
+    ctx: readContext(request.caller, request.values?.env, relationLimit, request.filesUrl),
+    limit: intParam(request, 'limit', 20, 1000),
+    offset: intParam(request, 'offset', 0, Number.MAX_SAFE_INTEGER),
+    sort: textParam(request, 'sort'),
+    filter: textParam(request, 'filter'),
+    fields: textParam(request, 'fields'),
+  };
+}
+
+/** `GET /{resource}/{id}/{field}` for each to-many relationship: its whole set, paged (data/related.ts). */
+function subCollectionRoutes(db: Db, app: CompiledApp, model: CompiledModel, relationLimit: number): AppRoute[] {
+  return subCollectionFields(model).map((field) => ({
+    method: 'GET',
+    path: `/${model.resource}/:id/${field.name}`,
+    handler: async (request) => {
+      checkId(model, request.params.id);
+      const json = await listRelatedJson(db, app, model, request.params.id, field, listOptions(request, relationLimit));
+      if (json === undefined) throw recordNotFound(model, request.params.id);
+      return { status: 200, json };
+    },
+  }));
+}
+
 /** The five routes of one model: list, read, create, update, delete (DESIGN §6). */
-function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit: AfterCommit): AppRoute[] {
+function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit: AfterCommit, relationLimit: number): AppRoute[] {
   const base = `/${model.resource}`;
   const readBack = async (request: AppRequest, id: string, status: number) => {
-    const record = await getRecord(db, app, model, id, readContext(request.caller, request.values?.env));
+    const record = await getRecord(db, app, model, id, readContext(request.caller, request.values?.env, relationLimit, request.filesUrl));
     return { status, body: record ?? { id } };
   };
   return [
     {
       method: 'GET',
       path: base,
-      handler: async (request) => {
-        const page = await listRecords(db, app, model, {
-          ctx: readContext(request.caller, request.values?.env),
-          limit: Math.max(1, intParam(request, 'limit', 20, 1000)),
-          offset: intParam(request, 'offset', 0, Number.MAX_SAFE_INTEGER),
-          sort: textParam(request, 'sort'),
-          filter: textParam(request, 'filter'),
-        });
-        return { status: 200, body: page };
-      },
+      handler: async (request) => ({ status: 200, json: await listRecordsJson(db, app, model, listOptions(request, relationLimit)) }),
     },
     {
       method: 'GET',
       path: `${base}/:id`,
       handler: async (request) => {
         checkId(model, request.params.id);
-        const record = await getRecord(db, app, model, request.params.id, readContext(request.caller, request.values?.env));
-        if (!record) throw recordNotFound(model, request.params.id);
-        return { status: 200, body: record };
+        const ctx = readContext(request.caller, request.values?.env, relationLimit, request.filesUrl);
+        const json = await getRecordJson(db, app, model, request.params.id, ctx, textParam(request, 'fields'));
+        if (json === undefined) throw recordNotFound(model, request.params.id);
+        return { status: 200, json };
       },
     },
     {
       method: 'POST',
       path: base,
       handler: async (request) => {
-        const created = await afterCommit.run(db, (trx) => createRecord(trx, app, model, request.body, request.caller));
+        const body = fileUrlsAsKeys(model, request.body, request.filesUrl);
+        const created = await afterCommit.run(db, (trx) => createRecord(trx, app, model, body, request.caller));
         return readBack(request, created.id, 201);
       },
     },
@@ -70,7 +97,8 @@ function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit
       path: `${base}/:id`,
       handler: async (request) => {
         checkId(model, request.params.id);
-        const updated = await afterCommit.run(db, (trx) => updateRecord(trx, app, model, request.params.id, request.body, request.caller));
+        const body = fileUrlsAsKeys(model, request.body, request.filesUrl);
+        const updated = await afterCommit.run(db, (trx) => updateRecord(trx, app, model, request.params.id, body, request.caller));
         return readBack(request, updated.id, 200);
       },
     },
@@ -96,6 +124,7 @@ function checkId(model: CompiledModel, id: string): void {
   if (!UUID.test(id)) throw recordNotFound(model, id);
 }
 
-export function resourceRoutes(db: Db, afterCommit: AfterCommit): RouteSource {
-  return (app) => app.models.flatMap((model) => modelRoutes(db, app, model, afterCommit));
+export function resourceRoutes(db: Db, afterCommit: AfterCommit, options: ResourceRouteOptions = {}): RouteSource {
+  const relationLimit = options.relationLimit ?? DEFAULT_RELATION_LIMIT;
+  return (app) => app.models.flatMap((model) => [...modelRoutes(db, app, model, afterCommit, relationLimit), ...subCollectionRoutes(db, app, model, relationLimit)]);
 }
