@@ -11,6 +11,7 @@ import type { BuiltSpecification } from '../../src/specifications/build.ts';
 import type { Field } from '../../src/definition/schema.ts';
 import { validateDefinition } from '../../src/definition/validate.ts';
 import { extractCsv } from '../../src/specifications/extractors/csv.ts';
+import { extractorFor } from '../../src/specifications/extractors/index.ts';
 import { extractFigma } from '../../src/specifications/extractors/figma.ts';
 import { extractMarkdown } from '../../src/specifications/extractors/markdown.ts';
 import { extractPdf } from '../../src/specifications/extractors/pdf.ts';
@@ -31,6 +32,13 @@ function fieldsOf(spec: BuiltSpecification, model: string): Field[] {
 }
 
 describe('extractor drafts as specification content', () => {
+  it('the registry reads csv, markdown, pdf and figma attachments with these extractors', () => {
+    expect(extractorFor('csv')).toBe(extractCsv);
+    expect(extractorFor('markdown')).toBe(extractMarkdown);
+    expect(extractorFor('pdf')).toBe(extractPdf);
+    expect(extractorFor('figma')).toBe(extractFigma);
+  });
+
   it('congress-terms.csv: one valid model with its enums and required fields', async () => {
     const spec = await built('csv/congress-terms.csv', 'csv', extractCsv);
     expect(() => validateDefinition(spec.content)).not.toThrow();
