@@ -7,6 +7,7 @@
  */
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import type { EnumValue, PrimitiveType } from '../../definition/schema.ts';
+import { ExtractionError } from './types.ts';
 import type { DraftField, DraftModel, DraftWarning } from './types.ts';
 
 export type Json = Record<string, unknown>;
@@ -42,10 +43,15 @@ function escapePointer(segment: string): string {
 
 /** Resolves internal `$ref`s of one document; external ones (files, URLs) are never fetched. */
 export async function refResolver(document: Json): Promise<(ref: string) => unknown> {
-  const $refs = await new $RefParser().resolve(structuredClone(document), {
-    resolve: { external: false },
-    dereference: { circular: 'ignore' },
-  });
+  let $refs: Awaited<ReturnType<$RefParser['resolve']>>;
+  try {
+    $refs = await new $RefParser().resolve(structuredClone(document), {
+      resolve: { external: false },
+      dereference: { circular: 'ignore' },
+    });
+  } catch (error) {
+    throw new ExtractionError(`the document's $refs cannot be resolved: ${(error as Error).message}`);
+  }
   return (ref: string) => {
     if (!ref.startsWith('#')) return undefined;
     try {
