@@ -14,6 +14,8 @@ import { LoginThrottle } from './http/login-throttle.ts';
 import { ActionRunner, type EventRunner } from './runs/runner.ts';
 import { RunStore } from './runs/store.ts';
 import { triggerRoutes } from './runs/http-triggers.ts';
+import { fileRoutes } from './http/file-routes.ts';
+import type { AppFiles } from '../files/app-files.ts';
 import type { AppValuesSource } from '../secrets/app-values.ts';
 import type { RequestLogWriter } from '../monitoring/request-log.ts';
 
@@ -35,10 +37,16 @@ export interface RuntimeOptions {
   builderCustomer(request: FastifyRequest): Promise<string>;
   /** APPBUILDER_APP_RATE_LIMIT and the sign-up and log-in limits; none when left out. */
   rateLimits?: RateLimitSettings;
+  /** APPBUILDER_RELATION_LIMIT: entries of a to-many id array or expansion (default 100; DESIGN §6). */
+  relationLimit?: number;
   /** The apps' variables and secrets (`env`, `secrets`; secrets/app-values.ts); none when left out. */
   appValues?: AppValuesSource;
   /** The request log's writer (monitoring/request-log.ts); none: requests are not logged. */
   requestLog?: RequestLogWriter;
+  /** The apps' uploads, in their customers' storage (`POST /files`, `GET /files/{key}`; DESIGN §6); none: no file routes. */
+  appFiles?: AppFiles;
+  /** APPBUILDER_PUBLIC_URL: the origin of the file URLs the apps answer; else the request's. */
+  publicUrl?: string | null;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -65,7 +73,15 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         appValues: options.appValues,
         rateLimits: new AppRateLimits(limits.appPerMinute),
         requestLog: options.requestLog,
-        sources: [resourceRoutes(db, afterCommit), authRoutes(auth, new LoginThrottle(limits)), docsRoutes(appsPath, limits), clientRoutes(), triggerRoutes(runner)],
+        publicUrl: options.publicUrl ?? null,
+        sources: [
+          ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
+          resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit }),
+          authRoutes(auth, new LoginThrottle(limits)),
+          docsRoutes(appsPath, limits, options.relationLimit),
+          clientRoutes(),
+          triggerRoutes(runner),
+        ],
       })(fastify);
     },
   };
