@@ -43,15 +43,11 @@ function escapePointer(segment: string): string {
 
 /** Resolves internal `$ref`s of one document; external ones (files, URLs) are never fetched. */
 export async function refResolver(document: Json): Promise<(ref: string) => unknown> {
-  let $refs: Awaited<ReturnType<$RefParser['resolve']>>;
-  try {
-    $refs = await new $RefParser().resolve(structuredClone(document), {
-      resolve: { external: false },
-      dereference: { circular: 'ignore' },
+  const $refs = await new $RefParser()
+    .resolve(structuredClone(document), { resolve: { external: false }, dereference: { circular: 'ignore' } })
+    .catch((error: unknown) => {
+      throw new ExtractionError(`the document's $refs cannot be resolved: ${(error as Error).message}`);
     });
-  } catch (error) {
-    throw new ExtractionError(`the document's $refs cannot be resolved: ${(error as Error).message}`);
-  }
   return (ref: string) => {
     if (!ref.startsWith('#')) return undefined;
     try {
