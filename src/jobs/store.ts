@@ -7,9 +7,14 @@ import type { Actor } from '../access/roles.ts';
 import { actorJson } from '../access/actor-context.ts';
 import { recordAuditIn } from '../access/audit.ts';
 
+/**
+ * The job types we queue. No `migration` job: a version's migration runs inside its `deployment`
+ * job, in the transaction that also switches routing (DESIGN §3, §8), and is reported in the
+ * Application's `status.migrations`; a separate job could migrate without serving, or serve a
+ * schema it did not migrate.
+ */
 export type JobType =
   | 'generation'
-  | 'migration'
   | 'deployment'
   | 'frontend_bundle'
   | 'figma_code_generation'

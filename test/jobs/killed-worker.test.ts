@@ -102,7 +102,7 @@ describe.skipIf(!hasPostgres)('a job whose worker is killed mid-run (PostgreSQL)
   });
 
   it('ends failed when the worker dies on the last attempt (found by the recovery sweep)', async () => {
-    const job = await killWorkerDuring('migration', 0);
+    const job = await killWorkerDuring('figma_code_generation', 0);
 
     // No retry is left, so no worker will touch the row again: the sweep settles it.
     queue = await JobQueue.start(database.db, store, { work: false, ...FAST });

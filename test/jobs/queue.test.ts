@@ -77,14 +77,14 @@ describe.each(drivers)('job queue on %s', (driver) => {
     const calls: Array<Pick<JobContext, 'attempt' | 'finalAttempt'>> = [];
     const jobs = await start();
     await jobs.register(
-      'migration',
+      'figma_code_generation',
       async (_job, ctx) => {
         calls.push({ attempt: ctx.attempt, finalAttempt: ctx.finalAttempt });
         throw new Error(`boom ${ctx.attempt}`);
       },
       { retryLimit: 2, retryDelaySeconds: 1 },
     );
-    const job = await jobs.enqueue(await createJob('migration'));
+    const job = await jobs.enqueue(await createJob('figma_code_generation'));
 
     const done = await settled(job.id);
     expect(done.status).toBe('failed');

@@ -1,4 +1,5 @@
 /** Consistency of triggers: ids, actions started, HTTP paths and route clashes, schedules. */
+import { CronExpressionParser } from 'cron-parser';
 import type { ProblemDetail } from '../../errors.ts';
 import { resourceName } from '../naming.ts';
 import type { AppDefinition, HttpTrigger } from '../schema.ts';
@@ -80,16 +81,39 @@ export function checkTriggers(def: AppDefinition): ProblemDetail[] {
   return problems;
 }
 
-/** `eventName: 'schedule'` needs `payload.cron` (5 or 6 fields) and an optional string `timezone`. */
+/**
+ * `eventName: 'schedule'` needs `payload.cron` (5 or 6 fields) and an optional string `timezone`.
+ * Both are parsed at save time by cron-parser, as pg-boss parses them when the schedule is stored
+ * (same calls, same options), so what is saved is what the scheduler will accept.
+ */
 function checkSchedule(payload: Record<string, unknown>, i: number): ProblemDetail[] {
   const at = pointer('triggers', i, 'trigger', 'payload');
   const problems: ProblemDetail[] = [];
   const cron = payload.cron;
   if (typeof cron !== 'string' || ![5, 6].includes(cron.trim().split(/\s+/).length)) {
     problems.push({ path: `${at}/cron`, message: 'A schedule trigger needs payload.cron, a cron expression of 5 or 6 fields.' });
+  } else {
+    const refused = parseError(() => CronExpressionParser.parse(cron, { tz: 'UTC', strict: false }));
+    if (refused) problems.push({ path: `${at}/cron`, message: `The scheduler cannot read the cron expression ${JSON.stringify(cron)}: ${refused}.` });
   }
   if (payload.timezone !== undefined && typeof payload.timezone !== 'string') {
     problems.push({ path: `${at}/timezone`, message: 'payload.timezone must be a time-zone name such as Europe/Paris.' });
+  } else if (typeof payload.timezone === 'string') {
+    // pg-boss's own zone check: a reference date makes cron-parser build a date in the zone.
+    const zone = payload.timezone;
+    if (parseError(() => CronExpressionParser.parse('* * * * *', { tz: zone, strict: false, currentDate: new Date() }))) {
+      problems.push({ path: `${at}/timezone`, message: `The scheduler does not know the time zone ${JSON.stringify(zone)}; use a name such as Europe/Paris.` });
+    }
   }
   return problems;
+}
+
+/** The parser's message when `parse` throws; null when it parses. */
+function parseError(parse: () => unknown): string | null {
+  try {
+    parse();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
