@@ -179,8 +179,11 @@ let generator: Promise<OpenApiTypescript> | undefined;
 
 /** openapi-typescript (and the TypeScript compiler it drives) is loaded on the first client only, never at start. */
 function loadGenerator(): Promise<OpenApiTypescript> {
-  generator ??= import('openapi-typescript');
-  generator.catch(() => (generator = undefined));
+  if (!generator) {
+    generator = import('openapi-typescript');
+    // A failed load is not kept: the next client tries again.
+    generator.catch(() => (generator = undefined));
+  }
   return generator;
 }
 
