@@ -16,6 +16,8 @@ import { startEvents, type EventsOptions } from './runtime/events/index.ts';
 import { loadMasterKey, masterKeyFileFor } from './secrets/master-key.ts';
 import { requestLogWriter } from './monitoring/request-log.ts';
 import { AppValuesCache } from './secrets/app-values.ts';
+import { createFileService } from './services/storage.ts';
+import { AppFiles } from './files/app-files.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
 export interface Platform {
@@ -77,15 +79,20 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     // Builders calling an app with management credentials act as its administrator.
     // The apps' variables and secrets, cached here and forgotten on any process's change (NOTIFY).
     const appValues = new AppValuesCache(db, masterKey);
+    // One store of files: the customers' (storage API) and the generated apps' uploads (DESIGN §6, §12).
+    const files = createFileService(db, config.storage, masterKey);
     const runtime = await createRuntime(db, {
       masterKey,
       appValues,
+      appFiles: new AppFiles(db, files, config.storage.appMaxFileBytes),
+      publicUrl: config.publicUrl,
       requestLog: requestLogFor(db, config),
       builderCustomer: async (request) => {
         const key = request.headers['x-svc-api-client'];
         const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
         return principal.customerId;
       },
+      relationLimit: config.relationLimit,
       rateLimits: {
         appPerMinute: config.appRateLimitPerMinute,
         authPerMinute: config.authRateLimitPerMinute,
@@ -93,7 +100,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         authLockoutSeconds: config.authLockoutSeconds,
       },
     });
-    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues });
+    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files });
     await bootstrapFirstClient(services);
     const servesApps = role === 'all' || role === 'runtime';
     const server = await buildServer({
