@@ -15,6 +15,7 @@ const FIXTURES: [AttachmentKind, string][] = [
   ['sql', 'sql/sakila-mysql-schema.sql'],
   ['openapi', 'openapi/petstore-swagger2.json'],
   ['openapi', 'openapi/petstore3-openapi.yaml'],
+  ['openapi', 'openapi/petstore-expanded-swagger2.yaml'],
   ['openapi', 'openapi/star-trek-stapi.yaml'],
   ['openapi', 'openapi/schema-circular.json'],
   ['jsonschema', 'jsonschema/cyclonedx-bom-1.3.schema.json'],

@@ -89,6 +89,24 @@ describe('Swagger Petstore, OpenAPI 3.0 YAML', () => {
   });
 });
 
+describe('Petstore Expanded, Swagger 2.0 YAML with allOf', () => {
+  it('merges allOf: Pet is NewPet\'s fields (name required, tag) plus its own required id', async () => {
+    const draft = await extract('petstore-expanded-swagger2.yaml');
+    expect(model(draft, 'Pet').fields.map((f) => f.name).sort()).toEqual(['id', 'name', 'tag']);
+    expect(field(draft, 'Pet', 'name')).toMatchObject({ type: 'p_TEXT', required: true });
+    expect(field(draft, 'Pet', 'tag')).toMatchObject({ type: 'p_TEXT', required: false });
+    expect(field(draft, 'Pet', 'id')).toMatchObject({ type: 'p_NUMBER', required: true });
+    expect(field(draft, 'NewPet', 'name').required).toBe(true);
+    expect(field(draft, 'Error', 'code')).toMatchObject({ type: 'p_NUMBER', required: true });
+    expect(draft.actions.map((a) => `${a.method} ${a.path} ${a.name}`).sort()).toEqual([
+      'DELETE /pets/{id} deletePet',
+      'GET /pets findPets',
+      'GET /pets/{id} find pet by id',
+      'POST /pets addPet',
+    ]);
+  });
+});
+
 describe('STAPI, a real-world OpenAPI 3.0 document of 222 schemas', () => {
   let draft: Draft;
   beforeAll(async () => {
