@@ -2,7 +2,7 @@ import { connect } from './credentials.ts';
 import { findApplication } from './lookup.ts';
 import { print, type JsonOption } from './output.ts';
 
-/** `appbuilder open APP`: where each served version answers, its docs and OpenAPI pages, and the frontend bundle. */
+/** `appbuilder open APP`: where each served version answers, its docs and OpenAPI pages, its typed client, and the frontend bundle. */
 export async function openCommand(ref: string, options: JsonOption): Promise<void> {
   const app = await findApplication(connect(), ref);
   const served = app.status.deployments
@@ -13,6 +13,8 @@ export async function openCommand(ref: string, options: JsonOption): Promise<voi
       apiUrl,
       docsUrl,
       openapiUrl,
+      // The version's typed TypeScript client (runtime/http/client-route.ts).
+      clientUrl: apiUrl ? `${apiUrl}/client.ts` : undefined,
       frontendBundleUrl,
     }));
   if (served.length === 0) throw new Error(`${app.scode.appId} has no served version: run \`appbuilder publish ${app.scode.appId}\``);
@@ -23,6 +25,7 @@ export async function openCommand(ref: string, options: JsonOption): Promise<voi
         `  API:      ${v.apiUrl ?? '-'}`,
         `  Docs:     ${v.docsUrl ?? '-'}`,
         `  OpenAPI:  ${v.openapiUrl ?? '-'}`,
+        `  Client:   ${v.clientUrl ?? '-'}`,
         ...(v.frontendBundleUrl ? [`  Frontend: ${v.frontendBundleUrl} (appbuilder bundle ${app.scode.appId} -o app.zip)`] : []),
       ])
       .join('\n'),

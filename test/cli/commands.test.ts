@@ -143,14 +143,16 @@ describe('appbuilder publish, status, open, runs, bundle and unpublish', { timeo
     expect(human.stdout).toContain('job deployment succeeded');
   });
 
-  it('open prints the API, docs and OpenAPI addresses, which answer', async () => {
+  it('open prints the API, docs, OpenAPI and typed-client addresses, which answer', async () => {
     const open = await cli(['open', 'todo', '--json'], service.env);
     expect(open.code).toBe(0);
-    const { versions } = json<{ versions: Array<Deployment & { frontendBundleUrl?: string }> }>(open.stdout);
+    const { versions } = json<{ versions: Array<Deployment & { frontendBundleUrl?: string; clientUrl?: string }> }>(open.stdout);
     const served = versions.find((v) => v.apiUrl === apiUrl)!;
     expect(served.docsUrl).toBe(`${apiUrl}/docs`);
     expect((await fetch(served.docsUrl!)).status).toBe(200);
     expect((await fetch(served.openapiUrl!)).status).toBe(200);
+    expect(served.clientUrl).toBe(`${apiUrl}/client.ts`);
+    expect(await (await fetch(served.clientUrl!)).text()).toContain('export function createClient');
     expect(served.frontendBundleUrl).toContain('/frontendBundle');
     expect((await cli(['open', 'todo'], service.env)).stdout).toContain(`API:      ${apiUrl}`);
   });
