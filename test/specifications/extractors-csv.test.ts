@@ -94,6 +94,11 @@ describe('CSV extractor: inference rules', () => {
     expect(draft.models[0].fields.map((f) => f.type)).toEqual(['p_DATE_TIME', 'p_LINK', 'p_PHONE_NUMBER', 'p_TEXT']);
   });
 
+  it('keeps digits in a phone-like shape that are no phone numbers as text (US social security numbers)', async () => {
+    const draft = await csv('ssn\n123-45-6789\n987-65-4321\n');
+    expect(draft.models[0].fields[0].type).toBe('p_TEXT');
+  });
+
   it('keeps codes with a leading zero and impossible dates as text', async () => {
     const draft = await csv('zip,day\n02134,2023-02-30\n10001,2023-03-01\n');
     expect(draft.models[0].fields.map((f) => f.type)).toEqual(['p_TEXT', 'p_TEXT']);
