@@ -57,4 +57,10 @@ describe('PDF extractor: unreadable input', () => {
     await expect(result).rejects.toThrow(ExtractionError);
     await expect(extractPdf({ attachmentId: 'att', name: 'notes.pdf', kind: 'pdf', bytes })).rejects.toThrow(/notes\.pdf is not a readable PDF/);
   });
+
+  it('fails with the parser’s reason on a PDF cut short (an interrupted upload)', async () => {
+    const whole = new Uint8Array(readFileSync(new URL('../fixtures/pdf/nus-user-stories.pdf', import.meta.url)));
+    const cut = whole.subarray(0, Math.floor(whole.length / 2));
+    await expect(extractPdf({ attachmentId: 'att', name: 'cut.pdf', kind: 'pdf', bytes: cut })).rejects.toThrow(/^cut\.pdf is not a readable PDF: \S/);
+  });
 });

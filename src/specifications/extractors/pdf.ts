@@ -24,6 +24,16 @@ async function open(bytes: Uint8Array, name: string): Promise<PdfDocument> {
   }
 }
 
+/** Each page's text; a damaged page stream fails the whole read with the parser's reason. */
+async function pageTexts(pdf: PdfDocument, name: string): Promise<string[]> {
+  try {
+    return (await extractText(pdf, { mergePages: false })).text;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ExtractionError(`the text of ${name} could not be read: ${message}`);
+  }
+}
+
 async function documentTitle(pdf: PdfDocument): Promise<string | undefined> {
   const meta = await getMeta(pdf).catch(() => undefined);
   const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
@@ -34,7 +44,8 @@ export const extractPdf: Extractor = async (input) => {
   const pdf = await open(input.bytes, input.name);
   const draft = emptyDraft();
   try {
-    const { totalPages, text } = await extractText(pdf, { mergePages: false });
+    const text = await pageTexts(pdf, input.name);
+    const totalPages = text.length;
     draft.title = await documentTitle(pdf);
     let withText = 0;
     for (const [index, pageText] of text.entries()) {
