@@ -81,5 +81,10 @@ describe('computed values as served validate against their schemas', () => {
     expect(undated).toMatchObject({ isDone: true, due: null });
     // A value of another type would not validate: the schemas are not `{}`.
     expect(validate({ ...page.body, items: [{ ...dated, titleLength: 'fourteen' }] })).toBe(false);
+    // Narrowed by fields=: computed in JS (`half`, `words`) or in SQL (`label`) from members not asked for, which stay out.
+    const narrow = await api.get<Page>('/toDos?fields=half,words,label&limit=1', ann.token);
+    expect(narrow.body.items).toEqual([{ id: dated.id, half: 7, words: ['Write', 'the', 'docs'], label: 'Write the docs (open)' }]);
+    const one = await api.get(`/toDos/${dated.id}?fields=half`, ann.token);
+    expect(one.body).toEqual({ id: dated.id, half: 7 });
   });
 });

@@ -34,3 +34,19 @@ function fillOne(app: CompiledApp, model: CompiledModel, record: Json, pending: 
     record[field.name] = result?.ok ? result.value : null;
   }
 }
+
+/** Drops the members answered only for a computation (`RecordJson.extras`), at the top level and one level down. */
+export function dropMembers(app: CompiledApp, model: CompiledModel, records: Json[], extras: Map<string, Set<string>>): void {
+  const drop = (of: CompiledModel, record: Json) => {
+    for (const name of extras.get(of.id) ?? []) delete record[name];
+  };
+  for (const record of records) {
+    for (const field of model.fields) {
+      const target = field.relation ? app.modelsById.get(field.relation.targetModelId) : undefined;
+      if (!target || !extras.has(target.id)) continue;
+      const value = record[field.name];
+      for (const item of Array.isArray(value) ? value : [value]) if (item && typeof item === 'object') drop(target, item as Json);
+    }
+    drop(model, record);
+  }
+}

@@ -12,7 +12,7 @@ import { isUuid } from '../../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { authForFilter } from '../auth-reads.ts';
 import { tableOf } from './columns.ts';
-import { fillComputed } from './computed-js.ts';
+import { dropMembers, fillComputed } from './computed-js.ts';
 import { totalSource, type CountedRow, type TotalSource } from './count-cache.ts';
 import { parseFields, type Selection } from './fields-param.ts';
 import { RecordJson } from './record-json.ts';
@@ -160,6 +160,7 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   if (json.jsComputed.size === 0) return { text };
   const page = JSON.parse(text) as Page;
   fillComputed(app, model, page.items, json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });
+  if (json.extras.size > 0) dropMembers(app, model, page.items, json.extras);
   return { page };
 }
 
@@ -196,5 +197,6 @@ async function get(
   if (json.jsComputed.size === 0) return { text };
   const record = JSON.parse(text) as JsonRecord;
   fillComputed(app, model, [record], json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });
+  if (json.extras.size > 0) dropMembers(app, model, [record], json.extras);
   return { record };
 }

@@ -10,7 +10,9 @@ import { sql, type RawBuilder } from 'kysely';
 import { ident } from '../../storage/sql.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 import { col, sqlTypeOf, tableOf } from './columns.ts';
+import { recordFieldReferences } from '../../expressions/index.ts';
 import { computedSql } from './computed-sql.ts';
+import { compiledComputed } from './expressions.ts';
 import { fileUrlSql, isFileType } from './file-urls.ts';
 import type { Selection } from './fields-param.ts';
 import { accessCondition, fieldVisibility, type Condition, type FieldAccess, type RuleContext } from './rule-sql.ts';
@@ -25,6 +27,11 @@ export const DEFAULT_RELATION_LIMIT = 100;
 export class RecordJson {
   /** Computed fields left to JS (computed-js.ts), per model id, for the models this statement outputs. */
   readonly jsComputed = new Map<string, CompiledField[]>();
+  /**
+   * Per model id, members a selection left out but a computed field left to JS reads: answered
+   * for the computation, then dropped (computed-js.ts, `dropMembers`).
+   */
+  readonly extras = new Map<string, Set<string>>();
   private aliases = 0;
   private readonly visibilities = new Map<string, Map<string, FieldAccess>>();
 
@@ -60,10 +67,11 @@ export class RecordJson {
     const always: RawBuilder<unknown>[] = [sql`'id', ${col(alias, 'id')}`];
     const conditional: RawBuilder<unknown>[] = [];
     const visibility = this.visibility(model);
+    const extra = selection ? this.readForJs(model, selection, alias) : undefined;
     for (const field of model.fields) {
       const access = visibility.get(field.name) ?? { kind: 'visible' };
       if (access.kind === 'hidden') continue;
-      const pick = selection ? selection.get(field.name) : undefined;
+      const pick = selection ? (selection.get(field.name) ?? (extra?.has(field.name) ? { kind: 'plain' as const } : undefined)) : undefined;
       if (selection && !pick) continue;
       const value =
         pick && field.relation
@@ -78,6 +86,28 @@ export class RecordJson {
     const base = sql`json_build_object(${sql.join(always)})`;
     if (conditional.length === 0) return base;
     return sql`(${sql.join([sql`${base}::jsonb`, ...conditional], sql.raw(' || '))})::json`;
+  }
+
+  /** The members that selected computed fields left to JS read and the selection leaves out (kept in `extras`). */
+  private readForJs(model: CompiledModel, selection: Selection, alias: string): Set<string> | undefined {
+    let extra: Set<string> | undefined;
+    for (const [name] of selection) {
+      const field = model.fieldsByName.get(name);
+      if (field?.computed === undefined) continue;
+      if (computedSql(this.app, model, field, alias, { now: this.ctx.now, env: this.ctx.env ?? {} })) continue;
+      const compiled = compiledComputed(this.app, model, field);
+      if (!compiled) continue;
+      for (const read of recordFieldReferences(compiled.ast)) {
+        if (selection.has(read) || !model.fieldsByName.has(read)) continue;
+        (extra ??= new Set()).add(read);
+      }
+    }
+    if (extra) {
+      const kept = this.extras.get(model.id) ?? new Set<string>();
+      for (const name of extra) kept.add(name);
+      this.extras.set(model.id, kept);
+    }
+    return extra;
   }
 
   private value(model: CompiledModel, field: CompiledField, alias: string, expand: boolean): RawBuilder<unknown> {
