@@ -105,7 +105,7 @@ describe('Pagila (PostgreSQL, pg_dump)', () => {
     const text = draft.warnings.map((w) => w.message).join('\n');
     expect(text).toMatch(/film\.fulltext \(tsvector\)/);
     expect(text).toMatch(/film\.length_hours \(generated\)/);
-    expect(text).toMatch(/\d+ statements describe no table/);
+    expect(text).toMatch(/\d+ statements describing no table/);
   });
 });
 

@@ -6,6 +6,7 @@
  * in place, so circular references cannot loop.
  */
 import $RefParser from '@apidevtools/json-schema-ref-parser';
+import pluralize from 'pluralize';
 import type { EnumValue, PrimitiveType } from '../../definition/schema.ts';
 import { ExtractionError } from './types.ts';
 import type { DraftField, DraftModel, DraftWarning } from './types.ts';
@@ -198,7 +199,7 @@ export class SchemaModels {
       const more = this.nested.length > NESTED_LIMIT ? ` and ${this.nested.length - NESTED_LIMIT} more` : '';
       this.warnings.push({
         locator: 'document',
-        message: `${this.nested.length} properties are inline objects or arrays of them, not named schemas: left out (${shown}${more})`,
+        message: `${pluralize('property', this.nested.length, true)} holding inline objects (not named schemas) left out: ${shown}${more}`,
       });
     }
     return models;

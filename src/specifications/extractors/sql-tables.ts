@@ -183,7 +183,7 @@ export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): Dr
   if (skippedColumns.length > 0) {
     warnings.push({
       locator: 'document',
-      message: `${skippedColumns.length} computed or index columns left out: ${skippedColumns.join(', ')}`,
+      message: `${pluralize('column', skippedColumns.length, true)} of computed or search-index data left out: ${skippedColumns.join(', ')}`,
     });
   }
   return [...models.values()];

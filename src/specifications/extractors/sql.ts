@@ -4,6 +4,7 @@
  * Statements that describe no table (functions, triggers, views, grants, data) are skipped
  * and counted in one warning; statements neither parser accepts are listed by line.
  */
+import pluralize from 'pluralize';
 import { ExtractionError, emptyDraft } from './types.ts';
 import type { Draft, Extractor } from './types.ts';
 import { loadPostgresParser, readPostgres } from './sql-postgres.ts';
@@ -48,13 +49,13 @@ export const extractSql: Extractor = async (input) => {
   if (read.partitions > 0) {
     draft.warnings.push({
       locator: 'document',
-      message: `${read.partitions} partitions read as part of their parent table (their foreign keys included)`,
+      message: `${pluralize('partition', read.partitions, true)} read as part of their parent table (their foreign keys included)`,
     });
   }
   if (read.ignored > 0) {
     draft.warnings.push({
       locator: 'document',
-      message: `${read.ignored} statements describe no table (settings, sequences, functions, triggers, views, indexes, grants, data) and were skipped`,
+      message: `${pluralize('statement', read.ignored, true)} describing no table (settings, sequences, functions, triggers, views, indexes, grants, data) skipped`,
     });
   }
   const dialectName = dialect === 'mysql' ? 'MySQL' : 'PostgreSQL';
@@ -70,7 +71,7 @@ export const extractSql: Extractor = async (input) => {
     const more = others.length > shown.length ? ` and ${others.length - shown.length} more` : '';
     draft.warnings.push({
       locator: `line ${others[0]!.line}`,
-      message: `${others.length} statements the ${dialectName} parser does not understand were skipped: ${shown.join(', ')}${more}`,
+      message: `${pluralize('statement', others.length, true)} the ${dialectName} parser does not understand skipped: ${shown.join(', ')}${more}`,
     });
   }
   return draft;
