@@ -77,7 +77,9 @@ export class MonitoringService {
   }
 
   /** Health of each deployment, for the Application's `status.deployments` (no customer check: the caller made it). */
-  health(applicationId: string): Promise<Map<string, DeploymentHealth>> {
+  async health(applicationId: string): Promise<Map<string, DeploymentHealth>> {
+    // As for the logs: requests already answered count, though their rows may still be buffered.
+    await requestLogWriter(this.db).flush();
     return deploymentHealth(this.db.kysely, applicationId, this.config.alertErrorRate);
   }
 
@@ -149,7 +151,10 @@ export class MonitoringService {
       await ensureDayPartitions(this.db.kysely, [new Date(), new Date(Date.now() + 24 * HOUR_MS)]);
       await this.sweepRequestLog();
     });
-    const health = guard('health check', () => checkHealth(this.db.kysely, alertErrorRate));
+    const health = guard('health check', async () => {
+      await requestLogWriter(this.db).flush();
+      return checkHealth(this.db.kysely, alertErrorRate);
+    });
     const deliver = guard('webhook delivery', () => deliverDue(this.db.kysely, { openSecret: (id, sealed) => this.openSecret(id, sealed), retrySeconds: webhookRetrySeconds }));
     housekeeping();
     const timers = [

@@ -58,8 +58,13 @@ export class BatchWriter<T> {
   }
 
   async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0, this.options.maxRows);
+    // Only the rows pending now: those added while they are written wait for their own timer.
+    // Looping until none are left wrote back to back whenever a write took longer than rows took
+    // to arrive (a commit waits for the disk): a statement and a commit for every few rows.
+    let left = this.#pending.length;
+    while (left > 0 && this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, Math.min(left, this.options.maxRows));
+      left -= batch.length;
       try {
         await this.options.write(batch);
       } catch (error) {
