@@ -150,6 +150,17 @@ describe('Markdown extractor: other shapes', () => {
     ]);
   });
 
+  it('names a table under a generic "Fields" heading after the entity heading above it', async () => {
+    const draft = await markdown(
+      ['# Shop', '', '## Book', '', '### Fields', '', '| Field | Type | Required |', '|---|---|---|', '| title | string | yes |', '| price | decimal | no |', ''].join('\n'),
+    );
+    expect(draft.models.map((m) => m.name)).toEqual(['Book']);
+    expect(draft.models[0].fields.map((f) => [f.name, f.type, f.required])).toEqual([
+      ['title', 'p_TEXT', true],
+      ['price', 'p_NUMBER', false],
+    ]);
+  });
+
   it('warns when a document has nothing it can use', async () => {
     const draft = await markdown('# Notes\n\nJust prose.\n');
     expect(draft.title).toBe('Notes');

@@ -33,7 +33,8 @@ export interface TableRow {
 }
 
 export interface EntityTable {
-  heading: string | undefined;
+  /** Headings above the table, nearest first. */
+  headings: string[];
   header: string[];
   rows: TableRow[];
   line: number;
@@ -43,6 +44,9 @@ export interface EntityTable {
 function unquote(text: string): string {
   return text.replace(/[`*]/g, '').trim();
 }
+
+/** Headings that say what a table is, not which entity: look further up for the name. */
+const GENERIC_HEADING = /^(?:(?:required|optional|core|key|main|other|additional)\s+)?(?:fields|columns|attributes|properties|parameters|schema|data\s*model|structure|definition)$/i;
 
 /** "📄 Table: `users`" → "users"; "Entity: Book" → "Book". */
 export function entityName(heading: string): string {
@@ -142,7 +146,7 @@ export function tablesToModels(
 ): DraftModel[] {
   const models: DraftModel[] = [];
   for (const table of tables) {
-    const name = table.heading ? entityName(table.heading) : '';
+    const name = table.headings.map(entityName).find((n) => n && !GENERIC_HEADING.test(n)) ?? '';
     if (!name) {
       warnings.push({ locator: locate(table.line), message: 'a table of fields under no heading naming its entity: skipped' });
       continue;

@@ -92,7 +92,8 @@ function storiesFromTable(table: Table): Story[] | undefined {
  */
 export function readMarkdown(root: Root, draft: Draft, locate: (line: number) => Locator): void {
   const entityTables: EntityTable[] = [];
-  let heading: string | undefined;
+  /** The open headings, outermost first: a table's entity is named by the nearest that names one. */
+  let headings: { depth: number; text: string }[] = [];
   let pagesDepth: number | undefined;
 
   const visitStories = (node: Nodes) => {
@@ -127,7 +128,7 @@ export function readMarkdown(root: Root, draft: Draft, locate: (line: number) =>
       } else if (PAGES_HEADING.test(text) && node.depth > 1) {
         pagesDepth = (node as Heading).depth;
       }
-      heading = text;
+      headings = [...headings.filter((h) => h.depth < node.depth), { depth: node.depth, text }];
       continue;
     }
     if (node.type === 'list' && pagesDepth !== undefined) {
@@ -140,7 +141,7 @@ export function readMarkdown(root: Root, draft: Draft, locate: (line: number) =>
       const header = node.children[0]?.children.map((cell) => collapse(plainText(cell))) ?? [];
       if (isEntityTable(header)) {
         entityTables.push({
-          heading,
+          headings: headings.map((h) => h.text).reverse(),
           header,
           rows: node.children.slice(1).map((row) => ({
             cells: row.children.map((cell) => collapse(plainText(cell, true))),
