@@ -22,6 +22,8 @@ import { AssistantService } from '../assistant/service.ts';
 import { plannerFor } from '../assistant/planners/index.ts';
 import { BuilderService } from './builders.ts';
 import { AuditService } from '../access/audit.ts';
+import { AttachmentService } from './attachments.ts';
+import { SpecificationService } from './specifications.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
 export interface Services {
@@ -46,6 +48,8 @@ export interface Services {
   assistant: AssistantService;
   builders: BuilderService;
   audit: AuditService;
+  attachments: AttachmentService;
+  specifications: SpecificationService;
 }
 
 export interface ServiceDependencies {
@@ -67,6 +71,9 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
   // Every Application answer carries each served version's health (DESIGN §19).
   applications.useDeploymentHealth((id) => monitoring.health(id));
   const configuration = new ConfigurationService(db, masterKey, appValues);
+  const fileService = files ?? createFileService(db, config.storage, masterKey);
+  // Attachments are stored through the storage layer (DESIGN §13, §12).
+  const attachments = new AttachmentService(db, fileService);
   return {
     db,
     config,
@@ -86,12 +93,14 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     }),
     integrationPrompts: new IntegrationPromptService(db, applications),
     runs: new RunService(db, applications, appValues),
-    files: files ?? createFileService(db, config.storage, masterKey),
+    files: fileService,
     monitoring,
     configuration,
     assistant: new AssistantService(db, applications, plannerFor(config.assistant, appValues), configuration),
     builders: new BuilderService(db),
     audit: new AuditService(db),
+    attachments,
+    specifications: new SpecificationService(db, attachments, applications, jobs, queue),
   };
 }
 

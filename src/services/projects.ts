@@ -6,6 +6,7 @@ import { jsonb, toIso } from '../storage/sql.ts';
 import type { ProjectsTable } from '../storage/tables.ts';
 import type { Selectable } from 'kysely';
 import { recordAuditIn } from '../access/audit.ts';
+import { dropProjectAttachments } from './attachments.ts';
 
 export interface Project {
   id: string;
@@ -100,6 +101,7 @@ export class ProjectService {
       if (!project) throw notFound(`Project ${id} was not found.`, '/projectId');
       const apps = await trx.selectFrom('appbuilder.applications').select('id').where('project_id', '=', id).execute();
       for (const app of apps) await this.dropApplicationData(app.id, trx);
+      await dropProjectAttachments(trx, id);
       await trx.deleteFrom('appbuilder.projects').where('id', '=', id).execute();
       await recordAuditIn(trx);
     });

@@ -1,0 +1,164 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services/index.ts';
+import { AppDefinitionSchema } from '../../definition/schema.ts';
+import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
+import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
+
+const SourceSchema = Type.Object({
+  attachmentId: Uuid,
+  locator: Type.String({ description: 'Where in the attachment: `line 12`, `#/components/schemas/Pet`, `column "price"`, `table public.film`, `page 3`.' }),
+});
+
+const Count = Type.Integer({ minimum: 0 });
+const SummarySchema = Type.Object({
+  attachments: Count,
+  models: Count,
+  fields: Count,
+  relationships: Count,
+  actions: Count,
+  triggers: Count,
+  requirements: Count,
+  personas: Count,
+  pages: Count,
+  warnings: Count,
+});
+
+export const SpecificationSchema = Type.Object(
+  {
+    id: Uuid,
+    projectId: Uuid,
+    name: Type.String(),
+    attachmentIds: Type.Array(Uuid),
+    status: Type.Union(['queued', 'running', 'succeeded', 'failed'].map((s) => Type.Literal(s))),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    errorMessage: Type.Optional(Type.String()),
+    content: Type.Union([AppDefinitionSchema, Type.Null()], { description: 'A definition (the members of `scode`) that passes validation; null until the job succeeds.' }),
+    provenance: Type.Record(Type.String(), SourceSchema, { description: 'JSON pointer of each produced element in `content` → where it came from.' }),
+    warnings: Type.Array(
+      Type.Object({
+        message: Type.String(),
+        attachmentId: Type.Optional(Type.String()),
+        locator: Type.Optional(Type.String()),
+        path: Type.Optional(Type.String()),
+      }),
+      { description: 'What was skipped, guessed or in conflict, and why.' },
+    ),
+    summary: Type.Union([SummarySchema, Type.Null()], { description: 'What the content holds; null until the job succeeds.' }),
+  },
+  { $id: 'Specification' },
+);
+
+const ProjectParams = Type.Object({ projectId: Uuid });
+const SpecificationParams = Type.Object({ projectId: Uuid, specificationId: Uuid });
+
+/** The specifications group (DESIGN §13) and the project's jobs. */
+export function specificationRoutes(services: Services): FastifyPluginAsyncTypebox {
+  const { specifications } = services;
+  return async (app) => {
+    const common = { tags: ['specifications'], security: MANAGEMENT_SECURITY };
+    const base = '/projects/:projectId/specifications';
+
+    app.post(
+      base,
+      {
+        schema: {
+          ...common,
+          operationId: 'createSpecification',
+          summary: 'Generate a specification from attachments: a specification_generation job (422 when an attachment is not the project’s)',
+          params: ProjectParams,
+          body: Type.Object({
+            attachmentIds: Type.Array(Uuid, { minItems: 1, maxItems: 50, uniqueItems: true }),
+            name: Type.Optional(Type.String({ maxLength: 200 })),
+            instructions: Type.Optional(Type.String({ maxLength: 10_000 })),
+          }),
+          response: {
+            202: Type.Object({ id: Uuid, status: Type.Literal('queued'), jobId: Uuid }, { title: 'SpecificationQueued' }),
+            ...problemResponses(404, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.status(202);
+        return specifications.create(request.principal.customerId, request.params.projectId, request.body);
+      },
+    );
+
+    app.get(
+      base,
+      {
+        schema: {
+          ...common,
+          operationId: 'listSpecifications',
+          summary: "List a project's specifications",
+          params: ProjectParams,
+          querystring: PageQuery,
+          response: { 200: ListEnvelope(SpecificationSchema), ...problemResponses(404) },
+        },
+      },
+      async (request) => {
+        const page = await specifications.list(request.principal.customerId, request.params.projectId, request.query.limit, request.query.offset);
+        return { items: page.items, metadata: { total: page.total } };
+      },
+    );
+
+    app.get(
+      `${base}/:specificationId`,
+      {
+        schema: { ...common, operationId: 'getSpecification', summary: 'A specification', params: SpecificationParams, response: { 200: SpecificationSchema, ...problemResponses(404) } },
+      },
+      async (request) => specifications.get(request.principal.customerId, request.params.projectId, request.params.specificationId),
+    );
+
+    app.delete(
+      `${base}/:specificationId`,
+      {
+        schema: { ...common, operationId: 'deleteSpecification', summary: 'Delete a specification', params: SpecificationParams, response: { 204: Type.Null(), ...problemResponses(404) } },
+      },
+      async (request, reply) => {
+        await specifications.delete(request.principal.customerId, request.params.projectId, request.params.specificationId);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      `${base}/:specificationId/apply`,
+      {
+        schema: {
+          ...common,
+          operationId: 'applySpecification',
+          summary: 'Apply: a new application (201), or one change adding what an application of the project lacks (200; 409 listing clashes)',
+          params: SpecificationParams,
+          body: Type.Optional(Type.Object({ applicationId: Type.Optional(Uuid), name: Type.Optional(Type.String({ maxLength: 200 })) })),
+          response: { 200: ApplicationSchema, 201: ApplicationSchema, ...problemResponses(404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const { created, application } = await specifications.apply(request.principal.customerId, request.params.projectId, request.params.specificationId, request.body ?? {});
+        return reply.status(created ? 201 : 200).send(application);
+      },
+    );
+
+    app.get(
+      '/projects/:projectId/jobs',
+      {
+        schema: {
+          tags: ['projects'],
+          security: MANAGEMENT_SECURITY,
+          operationId: 'listProjectJobs',
+          summary: "A project's jobs, newest first (the members of the status endpoint)",
+          params: ProjectParams,
+          querystring: Type.Composite([PageQuery, Type.Object({ jobType: Type.Optional(Type.String({ maxLength: 64 })) })]),
+          response: { 200: ListEnvelope(JobSummarySchema), ...problemResponses(404) },
+        },
+      },
+      async (request) => {
+        const { limit, offset, jobType } = request.query;
+        const page = await specifications.jobsOf(request.principal.customerId, request.params.projectId, limit, offset, jobType);
+        return { items: page.items, metadata: { total: page.total } };
+      },
+    );
+  };
+}
