@@ -24,6 +24,7 @@ function definition(appId: string) {
   scode.models
     .find((m) => m.id === 'urn:svc:model:todo')!
     .fields.push(field('urn:svc:edge:todo-photo', 'photo', 'p_IMAGE', 1), field('urn:svc:edge:todo-attachments', 'attachments', 'p_FILE', null));
+  scode.models.find((m) => m.id === 'urn:svc:model:user')!.fields.push(field('urn:svc:edge:user-avatar', 'avatar', 'p_IMAGE', 1));
   return scode;
 }
 
@@ -149,6 +150,18 @@ describe.each(await availableDrivers())('files in generated apps on %s', (driver
     expect((await fetchBytes(mine.body.url, bob.token)).bytes.toString()).toBe('draft notes');
     expect((await fetchBytes(mine.body.url, ann.token)).status).toBe(404);
     expect((await fetchBytes(`${api.base}/files/00000000-0000-7000-8000-000000000000`, ann.token)).status).toBe(404);
+  });
+
+  it("answers the signed-in user's own file fields as URLs too (/auth/me, log-in), and the file to them alone", async () => {
+    const avatar = await upload(api, ann.token, PNG, 'image/png');
+    const patched = await api.patch(`/users/${ann.user.id}`, { avatar: avatar.body.key }, ann.token);
+    expect(patched.status).toBe(200);
+    expect(patched.body.avatar).toBe(avatar.body.url);
+    expect((await api.get('/auth/me', ann.token)).body.avatar).toBe(avatar.body.url);
+    const login = await api.post<{ user: Rec }>('/auth/login', { email: 'ann@example.test', password: 'correct horse' });
+    expect(login.body.user.avatar).toBe(avatar.body.url);
+    expect((await fetchBytes(avatar.body.url, ann.token)).status).toBe(200);
+    expect((await fetchBytes(avatar.body.url, bob.token)).status).toBe(404);
   });
 
   it('refuses http URLs, made-up keys and keys of another app with 422 naming the field, and changes nothing', async () => {

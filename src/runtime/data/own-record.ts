@@ -16,9 +16,11 @@ export async function getOwnRecord(
   model: CompiledModel,
   self: Record<string, unknown> & { id: string },
   executor: Executor = db.kysely,
+  /** The version's files route: file fields read as URLs under it (file-urls.ts); else as stored. */
+  filesUrl?: string,
 ): Promise<JsonRecord | undefined> {
   const ctx: RuleContext = { auth: self, operation: 'read', now: new Date(), env: {} };
-  const json = new RecordJson(app, ctx, false);
+  const json = new RecordJson(app, ctx, false, undefined, filesUrl);
   const result = await sql<{ body: string }>`select (${json.record(model, 't', false)})::text as body
     from ${tableOf(app, model)} t where t.id = cast(${self.id} as uuid)`.execute(executor);
   const text = result.rows[0]?.body;

@@ -12,20 +12,20 @@ export function authRoutes(auth: EndUserAuth, throttle = new LoginThrottle(NO_RA
       {
         method: 'POST',
         path: '/auth/signup',
-        handler: (request) => throttle.signup(request.address ?? '', async () => ({ status: 201, body: await auth.signup(request.app, request.body) })),
+        handler: (request) => throttle.signup(request.address ?? '', async () => ({ status: 201, body: await auth.signup(request.app, request.body, request.filesUrl) })),
       },
       {
         method: 'POST',
         path: '/auth/login',
         handler: (request) =>
-          throttle.login(request.app, request.address ?? '', request.body, async () => ({ status: 200, body: await auth.login(request.app, request.body) })),
+          throttle.login(request.app, request.address ?? '', request.body, async () => ({ status: 200, body: await auth.login(request.app, request.body, request.filesUrl) })),
       },
       {
         method: 'GET',
         path: '/auth/me',
         handler: async (request) => {
           if (request.caller.kind !== 'user') throw unauthorized('Log in first: send Authorization: Bearer <token>.');
-          return { status: 200, body: await auth.profile(request.app, request.caller.user) };
+          return { status: 200, body: await auth.profile(request.app, request.caller.user, request.filesUrl) };
         },
       },
     ];

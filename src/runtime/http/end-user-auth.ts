@@ -63,7 +63,7 @@ export class EndUserAuth {
     private readonly afterCommit: AfterCommit = new AfterCommit(),
   ) {}
 
-  async signup(app: CompiledApp, body: unknown): Promise<Session> {
+  async signup(app: CompiledApp, body: unknown, filesUrl?: string): Promise<Session> {
     const model = userModelOf(app);
     const input = { ...(body as Record<string, unknown>) };
     const password = input.password;
@@ -84,10 +84,10 @@ export class EndUserAuth {
       await sql`insert into ${ident(app.schema, CREDENTIALS_TABLE)} (user_id, password_hash) values (${created.id}, ${hash})`.execute(trx);
       return created;
     });
-    return { token: await this.issue(app, user.id), user: await this.profile(app, user) };
+    return { token: await this.issue(app, user.id), user: await this.profile(app, user, filesUrl) };
   }
 
-  async login(app: CompiledApp, body: unknown): Promise<Session> {
+  async login(app: CompiledApp, body: unknown, filesUrl?: string): Promise<Session> {
     const model = userModelOf(app);
     const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
     if (typeof email !== 'string' || typeof password !== 'string') {
@@ -102,15 +102,16 @@ export class EndUserAuth {
     const valid = await verifySecret(password, row?.password_hash ?? (await UNKNOWN_EMAIL_HASH));
     if (!row || !valid) throw unauthorized('The email or the password is not right.');
     const user = (await readPlainRecord(this.db.kysely, app, model, row.id))!;
-    return { token: await this.issue(app, row.id), user: await this.profile(app, user) };
+    return { token: await this.issue(app, row.id), user: await this.profile(app, user, filesUrl) };
   }
 
   /**
    * The end user's own record as they may read it, read whole from the table (`user` may be the
    * partial `auth` of a request: only its id and, for the field rules, what they read are used).
+   * File fields read as URLs under `filesUrl` (the version's files route) when given.
    */
-  async profile(app: CompiledApp, user: PlainRecord): Promise<JsonRecord> {
-    return (await getOwnRecord(this.db, app, userModelOf(app), user)) ?? { id: user.id };
+  async profile(app: CompiledApp, user: PlainRecord, filesUrl?: string): Promise<JsonRecord> {
+    return (await getOwnRecord(this.db, app, userModelOf(app), user, this.db.kysely, filesUrl)) ?? { id: user.id };
   }
 
   /** The end user a bearer token names, or null when the token is not this app's or the user is gone. */
