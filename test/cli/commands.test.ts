@@ -143,6 +143,30 @@ describe('appbuilder publish, status, open, runs, bundle and unpublish', { timeo
     expect(human.stdout).toContain('job deployment succeeded');
   });
 
+  it("status prints each served version's health line: health, 5xx rate over 5 minutes, last request", async () => {
+    type Health = Deployment & { health: string; errorRate: number; recentRequests: number; lastRequestAt: string | null };
+    const served = async () => {
+      const status = await cli(['status', 'todo', '--json'], service.env);
+      expect(status.code).toBe(0);
+      return json<{ deployments: Health[] }>(status.stdout).deployments.find((d) => d.apiUrl === apiUrl)!;
+    };
+    const before = await served();
+    const sentAfter = Date.now();
+    // Three answered by the app's routes and two unmatched (404): five requests, no 5xx.
+    const statuses = [];
+    for (const path of ['/toDos', '/toDos', '/toDos', '/no-such-route', '/no-such-route']) statuses.push((await fetch(`${apiUrl}${path}`)).status);
+    expect(statuses.every((s) => s < 500)).toBe(true);
+    const after = await served();
+    expect(after).toMatchObject({ health: 'ok', errorRate: 0, recentRequests: before.recentRequests + 5 });
+    expect(Date.parse(after.lastRequestAt!)).toBeGreaterThanOrEqual(sentAfter - 1000);
+    const human = await cli(['status', 'todo'], service.env);
+    const lines = human.stdout.split('\n');
+    const deploymentLine = lines.findIndex((line) => line.startsWith(`v${after.serverVersion} active`));
+    expect(lines[deploymentLine + 1]).toBe(
+      `  health ok: 0.0 % 5xx of ${after.recentRequests} requests in the last 5 min, last request ${after.lastRequestAt}`,
+    );
+  });
+
   it('open prints the API, docs, OpenAPI and typed-client addresses, which answer', async () => {
     const open = await cli(['open', 'todo', '--json'], service.env);
     expect(open.code).toBe(0);
