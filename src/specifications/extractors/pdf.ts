@@ -8,6 +8,7 @@
 import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import { parseMarkdown, readMarkdown, warnIfEmpty } from './markdown.ts';
 import { addStories, storiesInTable } from './stories.ts';
+import type { StoryTable } from './stories.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
 import type { Extractor } from './types.ts';
 
@@ -48,6 +49,7 @@ export const extractPdf: Extractor = async (input) => {
     const totalPages = text.length;
     draft.title = await documentTitle(pdf);
     let withText = 0;
+    let table: StoryTable | undefined;
     for (const [index, pageText] of text.entries()) {
       const locator = `page ${index + 1}`;
       const lines = pageText.split(/\r?\n/);
@@ -59,7 +61,12 @@ export const extractPdf: Extractor = async (input) => {
       const before = draft.requirements.length;
       readMarkdown(parseMarkdown(pageText), draft, () => locator);
       if (draft.requirements.length === before) {
-        addStories(storiesInTable(lines), locator, draft.personas, draft.requirements);
+        const read = storiesInTable(lines, table);
+        addStories(read.stories, locator, draft.personas, draft.requirements);
+        // The table goes on over the next page only while its rows do.
+        table = read.stories.length > 0 ? read.table : undefined;
+      } else {
+        table = undefined;
       }
     }
     draft.description = totalPages === 1 ? '1 page' : `${totalPages} pages`;

@@ -53,18 +53,28 @@ const ROW_SO_THAT = /^(.*?)\bSo\s+that\s+(.*)$/i;
 /** A priority cell: stars, or a MoSCoW / High-Medium-Low word. */
 const PRIORITY = /^(?:\*+|high|medium|low|must|should|could|won't|p[0-3])(?=\s|$)/i;
 
+/** How a story table's rows start, kept to read its rows on the following PDF pages. */
+export interface StoryTable {
+  priorityFirst: boolean;
+}
+
 /**
  * Rows of a story table laid out as lines (PDF text). The header line names the columns;
  * when its first column is a priority, each row starts at a line opening with a priority
  * (cells of one row can span several lines); otherwise each row starts at the line
- * holding its persona and "I want".
+ * holding its persona and "I want". A page without the header continues the table of the
+ * page before (`continued`), as a table running over a page break does.
  */
-export function storiesInTable(lines: string[]): Story[] {
+export function storiesInTable(lines: string[], continued?: StoryTable): { stories: Story[]; table?: StoryTable } {
   const header = lines.findIndex((line) => TABLE_HEADER.test(line));
-  if (header < 0) return [];
-  const priorityFirst = /^\s*priority\b/i.test(lines[header]);
+  if (header < 0 && !continued) return { stories: [] };
+  const table: StoryTable = header >= 0 ? { priorityFirst: /^\s*priority\b/i.test(lines[header]) } : (continued ?? { priorityFirst: false });
+  const { priorityFirst } = table;
+  const body = lines.slice(header + 1).map((line) => line.trim()).filter(Boolean);
+  // A bare number closing the page is its page number, not part of the last row.
+  if (body.length > 0 && /^\d{1,4}$/.test(body[body.length - 1])) body.pop();
   const rows: string[][] = [];
-  for (const raw of lines.slice(header + 1)) {
+  for (const raw of body) {
     const line = raw.trim();
     if (!line) continue;
     const starts = priorityFirst ? PRIORITY.test(line) : ROW_WANT.test(line) && !/^I\s/i.test(line);
@@ -83,7 +93,7 @@ export function storiesInTable(lines: string[]): Story[] {
     const benefit = rest ? clean(rest[2]) : undefined;
     stories.push(benefit ? { persona, want: wanted, benefit } : { persona, want: wanted });
   }
-  return stories;
+  return { stories, table };
 }
 
 /** The story as one sentence, the way a requirement reads. */
