@@ -1,16 +1,19 @@
 // The hand-written baseline: a plain Fastify server with `pg` queries written for the to-do
-// tables, answering the same three requests with the same JSON as the generated API:
+// tables, answering the same requests with the same JSON as the generated API, each in ONE SQL
+// statement that builds the JSON text inside PostgreSQL (json_build_object/json_agg), passed
+// through as it is (DESIGN §3: the fast way a competent developer writes it by hand):
 //   GET /toDos?limit&offset   an end user's to-dos (JWT verified with the app's key) or, with the
-//                             baseline's admin token, all to-dos; each with its user embedded
-//                             (`todos` as ids); the total by `count(*)` on every request
+//                             baseline's admin token, all to-dos; each with its user embedded, whose
+//                             `todos` are the first 100 ids (the bounded shape, DESIGN §6); the
+//                             total by `count(*)` in the same statement, on every request
+//   GET /toDos?fields=title,deadline,user.name   the same narrowed: {id, title, deadline, user: {id, name}}
 //   GET /toDos/:id            one of the caller's to-dos, user embedded
-// It is what a competent developer writes by hand: one query for the page (join + array
-// subquery) and the count beside it, JSON built by JSON.stringify.
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import type { CompiledApp } from '../../src/runtime/compiled-app.ts';
+import { DEFAULT_RELATION_LIMIT } from '../../src/runtime/data/record-json.ts';
 import { quoteIdent } from '../../src/storage/sql.ts';
-import { todoFields, type Query, type Row } from '../support/baseline.ts';
+import type { Query } from '../support/baseline.ts';
 
 export interface BaselineOptions {
   app: CompiledApp;
@@ -19,6 +22,8 @@ export interface BaselineOptions {
   endUserKey: Uint8Array;
   /** The key of the baseline's own administrator tokens. */
   adminKey: Uint8Array;
+  /** Entries of an embedded user's `todos` (APPBUILDER_RELATION_LIMIT of the service). */
+  relationLimit?: number;
 }
 
 interface Caller {
@@ -26,28 +31,37 @@ interface Caller {
   userId: string | null;
 }
 
-function names(app: CompiledApp) {
+/** The narrowed list the bench asks for (`fields=`), and the only one the baseline serves. */
+export const NARROW_FIELDS = 'title,deadline,user.name';
+
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+export function statements(app: CompiledApp, relationLimit: number) {
   const user = app.userModel!;
   const todo = app.modelsByResource.get('toDos')!;
   const t = (name: string) => quoteIdent(todo.fieldsByName.get(name)!.column!);
   const u = (name: string) => quoteIdent(user.fieldsByName.get(name)!.column!);
   const todos = `${quoteIdent(app.schema)}.${quoteIdent(todo.table)}`;
   const users = `${quoteIdent(app.schema)}.${quoteIdent(user.table)}`;
-  const select = `select t.id, t.${t('title')} as title, t.${t('description')} as description, t.${t('deadline')} as deadline,
-      t.${t('status')} as status, u.id as user_id, u.${u('name')} as user_name, u.${u('email')} as user_email,
-      array(select x.id from ${todos} x where x.${t('user')} = u.id order by x.id) as user_todos
-    from ${todos} t join ${users} u on u.id = t.${t('user')}`;
+  const deadline = (alias: string) => `to_char(${alias}.${t('deadline')} at time zone 'UTC', ${ISO})`;
+  const fullUser = (alias: string) => `(select json_build_object('id', u.id, 'name', u.${u('name')}, 'email', u.${u('email')},
+      'todos', coalesce((select json_agg(b.id order by b.id) from (select x.id from ${todos} x where x.${t('user')} = u.id order by x.id limit ${relationLimit}) b), '[]'::json))
+    from ${users} u where u.id = ${alias}.${t('user')})`;
+  const full = (alias: string) => `json_build_object('id', ${alias}.id, 'title', ${alias}.${t('title')}, 'description', ${alias}.${t('description')},
+      'deadline', ${deadline(alias)}, 'status', ${alias}.${t('status')}, 'user', ${fullUser(alias)})`;
+  const narrow = (alias: string) => `json_build_object('id', ${alias}.id, 'title', ${alias}.${t('title')}, 'deadline', ${deadline(alias)},
+      'user', (select json_build_object('id', u.id, 'name', u.${u('name')}) from ${users} u where u.id = ${alias}.${t('user')}))`;
+  const page = (record: (alias: string) => string, where: string, limit: string, offset: string, total: string) =>
+    `select json_build_object('items', coalesce((select json_agg(${record('p')} order by p.id)
+        from (select * from ${todos} t ${where} order by t.id limit ${limit} offset ${offset}) p), '[]'::json),
+      'total', (select count(*) from ${todos} t ${total}), 'offset', ${offset})::text as body`;
+  const own = `where t.${t('user')} = $1`;
   return {
-    ownPage: `${select} where t.${t('user')} = $1 order by t.id limit $2 offset $3`,
-    ownCount: `select count(*) as total from ${todos} where ${t('user')} = $1`,
-    allPage: `${select} order by t.id limit $1 offset $2`,
-    allCount: `select count(*) as total from ${todos}`,
-    one: `${select} where t.id = $1 and t.${t('user')} = $2`,
+    ownPage: page(full, own, '$2', '$3::bigint', own),
+    ownNarrow: page(narrow, own, '$2', '$3::bigint', own),
+    allPage: page(full, '', '$1', '$2::bigint', ''),
+    one: `select ${full('t')}::text as body from ${todos} t where t.id = $1 and t.${t('user')} = $2`,
   };
-}
-
-function shape(row: Row) {
-  return { ...todoFields(row), user: { id: row.user_id, name: row.user_name, email: row.user_email, todos: row.user_todos } };
 }
 
 function paging(query: Record<string, string | undefined>): { limit: number; offset: number } {
@@ -59,7 +73,7 @@ function paging(query: Record<string, string | undefined>): { limit: number; off
 
 /** Starts the baseline on a free port of 127.0.0.1; returns its URL. */
 export async function startBaseline(options: BaselineOptions): Promise<{ url: string; close(): Promise<void> }> {
-  const q = names(options.app);
+  const q = statements(options.app, options.relationLimit ?? DEFAULT_RELATION_LIMIT);
   const audience = `app:${options.app.applicationId}`;
   const callerOf = async (authorization: string | undefined): Promise<Caller> => {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
@@ -73,14 +87,18 @@ export async function startBaseline(options: BaselineOptions): Promise<{ url: st
     }
   };
   const server = Fastify({ logger: false });
+  const json = (body: unknown) => String(body);
   server.get('/toDos', async (request, reply) => {
     const caller = await callerOf(request.headers.authorization);
-    const { limit, offset } = paging(request.query as Record<string, string | undefined>);
+    const query = request.query as Record<string, string | undefined>;
+    const { limit, offset } = paging(query);
     if (!caller.admin && !caller.userId) return { items: [], total: 0, offset };
-    const [rows, count] = caller.admin
-      ? await Promise.all([options.query(q.allPage, [limit, offset]), options.query(q.allCount, [])])
-      : await Promise.all([options.query(q.ownPage, [caller.userId, limit, offset]), options.query(q.ownCount, [caller.userId])]);
-    return reply.send({ items: rows.map(shape), total: Number(count[0].total), offset });
+    const narrow = query.fields === NARROW_FIELDS;
+    if (query.fields !== undefined && !narrow) return reply.status(400).send({ status: 400 });
+    const rows = caller.admin
+      ? await options.query(q.allPage, [limit, offset])
+      : await options.query(narrow ? q.ownNarrow : q.ownPage, [caller.userId, limit, offset]);
+    return reply.type('application/json; charset=utf-8').serializer(json).send(rows[0].body);
   });
   server.get('/toDos/:id', async (request, reply) => {
     const caller = await callerOf(request.headers.authorization);
@@ -88,7 +106,7 @@ export async function startBaseline(options: BaselineOptions): Promise<{ url: st
     if (!caller.userId || !/^[0-9a-f-]{36}$/i.test(id)) return reply.status(404).send({ status: 404 });
     const rows = await options.query(q.one, [id, caller.userId]);
     if (rows.length === 0) return reply.status(404).send({ status: 404 });
-    return reply.send(shape(rows[0]));
+    return reply.type('application/json; charset=utf-8').serializer(json).send(rows[0].body);
   });
   const url = await server.listen({ port: 0, host: '127.0.0.1' });
   return { url, close: () => server.close() };
