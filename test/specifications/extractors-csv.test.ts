@@ -124,6 +124,23 @@ describe('CSV extractor: inference rules', () => {
     expect(draft.models[0].fields[1].required).toBe(false);
   });
 
+  it('reads a byte-order mark and CRLF line ends as a spreadsheet exports them', async () => {
+    const draft = await csv('\uFEFFid,when\r\n1,2024-05-01\r\n2,2024-05-02\r\n');
+    expect(draft.models[0].fields.map((f) => [f.name, f.type, f.required])).toEqual([
+      ['id', 'p_NUMBER', true],
+      ['when', 'p_DATE', true],
+    ]);
+  });
+
+  it('gives optional text fields and a warning for a header without rows', async () => {
+    const draft = await csv('name,price\n');
+    expect(draft.models[0].fields.map((f) => [f.type, f.required])).toEqual([
+      ['p_TEXT', false],
+      ['p_TEXT', false],
+    ]);
+    expect(draft.warnings.map((w) => w.locator)).toEqual(['line 1']);
+  });
+
   it('fails with a clear message on an empty file or a broken quote', async () => {
     await expect(csv('')).rejects.toThrow(ExtractionError);
     await expect(csv('', 'empty.csv')).rejects.toThrow('empty.csv has no header row');
