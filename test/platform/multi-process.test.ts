@@ -78,7 +78,7 @@ describe.skipIf(!hasPostgres)('api, two runtimes and a worker as separate proces
     await database?.drop();
   }, 60_000);
 
-  it('each role serves only its part; a role with the embedded store is refused with the reason', async () => {
+  it('each role serves only its part', async () => {
     // A runtime has no management API (the api's lack of generated apps is seen once one is published).
     expect((await fetch(`${runtimes[0].url}/v1/projects`, { headers: { authorization: `Bearer ${client.token}` } })).status).toBe(404);
     expect((await fetch(`${runtimes[0].url}/v1/openapi.json`)).status).toBe(404);
@@ -86,11 +86,6 @@ describe.skipIf(!hasPostgres)('api, two runtimes and a worker as separate proces
     expect(api.output()).toContain('role api: management API only');
     expect(runtimes[0].output()).toContain('appbuilder runtime listening on');
     expect(workers[0].output()).toContain('appbuilder worker taking jobs (no HTTP)');
-
-    // Refused before the embedded store is opened: no data dir is created.
-    const dataDir = join(tmpdir(), `appbuilder-role-${process.pid}-${Date.now()}`);
-    await expect(startServe('runtime', '', { APPBUILDER_DATA_DIR: dataDir })).rejects.toThrow(/--role runtime needs PostgreSQL \(set DATABASE_URL\)/);
-    expect(existsSync(dataDir)).toBe(false);
   });
 
   it('a publish through the api is taken at once and served by both runtimes; an unpublish stops both', async () => {
@@ -174,5 +169,14 @@ describe.skipIf(!hasPostgres)('api, two runtimes and a worker as separate proces
     expect(queued.rows).toHaveLength(1);
     expect(queued.rows[0].state).toBe('completed');
     expect(queued.rows[0].retry_count).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('a role on the embedded store', () => {
+  it.each(['api', 'runtime', 'worker'] as const)('--role %s without DATABASE_URL is refused with the reason, before the store is opened', async (role) => {
+    const dataDir = join(tmpdir(), `appbuilder-role-${role}-${process.pid}-${Date.now()}`);
+    await expect(startServe(role, '', { APPBUILDER_DATA_DIR: dataDir })).rejects.toThrow(new RegExp(`--role ${role} needs PostgreSQL \\(set DATABASE_URL\\)`));
+    // No data dir (nor its lock) was created.
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

@@ -51,6 +51,9 @@ export async function startServe(role: ServeRole, databaseUrl: string, env: Reco
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // Settles when the process has exited and its output has been read to the end.
+  const closed = once(child, 'close');
+  closed.catch(() => {});
   const url = `http://127.0.0.1:${port}`;
   const started: ServeProcess = {
     role,
@@ -66,7 +69,10 @@ export async function startServe(role: ServeRole, databaseUrl: string, env: Reco
   };
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`serve --role ${role} exited (${child.exitCode}): ${output}`);
+    if (child.exitCode !== null) {
+      await closed;
+      throw new Error(`serve --role ${role} exited (${child.exitCode}): ${output}`);
+    }
     const ready =
       role === 'worker'
         ? output.includes('appbuilder worker taking jobs')
