@@ -12,6 +12,7 @@ import type { Field } from '../../src/definition/schema.ts';
 import { validateDefinition } from '../../src/definition/validate.ts';
 import { extractCsv } from '../../src/specifications/extractors/csv.ts';
 import { extractorFor } from '../../src/specifications/extractors/index.ts';
+import { detectKind } from '../../src/specifications/kind.ts';
 import { extractFigma } from '../../src/specifications/extractors/figma.ts';
 import { extractMarkdown } from '../../src/specifications/extractors/markdown.ts';
 import { extractPdf } from '../../src/specifications/extractors/pdf.ts';
@@ -32,6 +33,20 @@ function fieldsOf(spec: BuiltSpecification, model: string): Field[] {
 }
 
 describe('extractor drafts as specification content', () => {
+  it('these fixtures are detected as their kind from content, whatever content type the upload claims', async () => {
+    const cases: [string, AttachmentKind][] = [
+      ['csv/congress-terms.csv', 'csv'],
+      ['markdown/ezlib-library-management-prd.md', 'markdown'],
+      ['markdown/libramvp-datamodel.md', 'markdown'],
+      ['pdf/nus-user-stories.pdf', 'pdf'],
+      ['figma/figmagic-design-system-template.json', 'figma'],
+    ];
+    for (const [path, kind] of cases) {
+      const bytes = new Uint8Array(readFileSync(new URL(`../fixtures/${path}`, import.meta.url)));
+      expect(await detectKind(bytes, path.split('/').pop() ?? path, 'application/octet-stream'), path).toBe(kind);
+    }
+  });
+
   it('the registry reads csv, markdown, pdf and figma attachments with these extractors', () => {
     expect(extractorFor('csv')).toBe(extractCsv);
     expect(extractorFor('markdown')).toBe(extractMarkdown);

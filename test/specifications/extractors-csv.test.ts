@@ -156,5 +156,5 @@ describe('CSV extractor: inference rules', () => {
     expect(draft.models[0].fields.map((f) => f.type)).toEqual(['p_NUMBER', 'p_DATE', 'p_BOOLEAN', 'p_LINK', 'p_TEXT']);
     // One distinct value is not an enum: "few" means at least two.
     expect(draft.models[0].fields[4].enum).toBeUndefined();
-  }, 60_000);
+  }, 120_000);
 });
