@@ -3,7 +3,7 @@
  * `specification_generation` job, read, deleted, and applied to a new or an existing
  * application through the applications service (one change, one version).
  */
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { conflict, notFound, unprocessable } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
@@ -15,7 +15,7 @@ import type { AppDefinition } from '../definition/schema.ts';
 import { buildSpecification, type BuildAttachment, type SpecSummary } from '../specifications/build.ts';
 import { addMissing } from '../specifications/apply.ts';
 import type { Source, SpecWarning } from '../specifications/merge.ts';
-import { specificationsKysely, type SpecificationsTable } from '../specifications/tables.ts';
+import { specificationsKysely, type SpecificationsDb, type SpecificationsTable } from '../specifications/tables.ts';
 import type { ApplicationService } from './applications/service.ts';
 import type { Application } from './applications/view.ts';
 import type { AttachmentService } from './attachments.ts';
@@ -39,7 +39,14 @@ export interface Specification {
   summary: SpecSummary | null;
 }
 
-function toSpecification(row: Selectable<SpecificationsTable>): Specification {
+/** A specification row with its job's status: a job that ended without building it (a worker died past its lease) fails it. */
+type Row = Selectable<SpecificationsTable> & { job_status?: string | null; job_error?: string | null };
+
+function toSpecification(row: Row): Specification {
+  const pending = row.status === 'queued' || row.status === 'running';
+  if (pending && (row.job_status === 'failed' || row.job_status === 'cancelled')) {
+    row = { ...row, status: 'failed', error_message: row.job_error || `The ${row.job_status} job did not build the specification.` };
+  }
   return {
     id: row.id,
     projectId: row.project_id,
@@ -106,9 +113,12 @@ export class SpecificationService {
 
   async list(customerId: string, projectId: string, limit: number, offset: number): Promise<Page<Specification>> {
     await this.attachments.checkProject(customerId, projectId);
-    const base = this.kysely.selectFrom('appbuilder.specifications').where('project_id', '=', projectId).where('customer_id', '=', customerId);
+    const base = this.kysely
+      .selectFrom('appbuilder.specifications')
+      .where('appbuilder.specifications.project_id', '=', projectId)
+      .where('appbuilder.specifications.customer_id', '=', customerId);
     const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
+      this.withJob(base).orderBy('appbuilder.specifications.id').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toSpecification), total: Number(count.total) };
@@ -116,13 +126,13 @@ export class SpecificationService {
 
   async get(customerId: string, projectId: string, id: string): Promise<Specification> {
     await this.attachments.checkProject(customerId, projectId);
-    const row = await this.kysely
-      .selectFrom('appbuilder.specifications')
-      .selectAll()
-      .where('id', '=', id)
-      .where('project_id', '=', projectId)
-      .where('customer_id', '=', customerId)
-      .executeTakeFirst();
+    const row = await this.withJob(
+      this.kysely
+        .selectFrom('appbuilder.specifications')
+        .where('appbuilder.specifications.id', '=', id)
+        .where('appbuilder.specifications.project_id', '=', projectId)
+        .where('appbuilder.specifications.customer_id', '=', customerId),
+    ).executeTakeFirst();
     if (!row) throw notFound(`Specification ${id} was not found.`, '/specificationId');
     return toSpecification(row);
   }
@@ -177,6 +187,14 @@ export class SpecificationService {
       await this.updateOf(id).set({ status: 'failed', error_message: message, updated_at: sql`now()` }).execute();
       throw error;
     }
+  }
+
+  /** The rows with their job's status and error: the row's own status stays behind when a worker died mid-build. */
+  private withJob(query: SelectQueryBuilder<SpecificationsDb, 'appbuilder.specifications', object>) {
+    return query
+      .leftJoin('appbuilder.jobs as job', 'job.id', 'appbuilder.specifications.job_id')
+      .selectAll('appbuilder.specifications')
+      .select(['job.status as job_status', 'job.error_message as job_error']);
   }
 
   private updateOf(id: string) {

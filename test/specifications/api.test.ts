@@ -140,6 +140,11 @@ describe.each(await availableDrivers())('attachments and specifications (%s)', (
     expect(jobs.body.items.find((j) => j.id === created.body.jobId)?.status).toBe('failed');
     const app = await a.api.post(`/v1/projects/${a.projectId}/specifications/${spec.id}/apply`, {});
     expect(app.status).toBe(409);
+    // A worker that died mid-build leaves the row running; its job, failed by the queue's sweep, decides.
+    await sql`update appbuilder.specifications set status = 'running', error_message = null where id = ${spec.id}`.execute(t.database.db.kysely);
+    await sql`update appbuilder.jobs set error_message = 'The worker stopped before the job finished.' where id = ${created.body.jobId}`.execute(t.database.db.kysely);
+    const orphan = await a.api.get<SpecificationReply>(`/v1/projects/${a.projectId}/specifications/${spec.id}`);
+    expect(orphan.body).toMatchObject({ status: 'failed', errorMessage: 'The worker stopped before the job finished.' });
 
     const unknown = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
     const missing = await a.api.post<{ errors: Array<{ path: string }> }>(`/v1/projects/${a.projectId}/specifications`, { attachmentIds: [image.body.id, unknown] });
