@@ -1,18 +1,19 @@
 /**
- * Markdown PRDs (DESIGN §13), read through the mdast syntax tree (micromark + GFM tables):
+ * Markdown PRDs (DESIGN §13), read through marked's lexer (GFM tables included). marked
+ * rather than micromark/mdast: the lexer is synchronous either way, and on a 1 MB document
+ * it took 0.8 s where micromark took 27 s on this machine, so a 25 MiB attachment cannot
+ * hold the process for minutes.
  * - the first H1 is the title;
- * - "As a …, I want …, so that …" anywhere (paragraphs, list items, headings, table rows)
- *   gives personas and requirements (stories.ts);
+ * - "As a …, I want …, so that …" anywhere (paragraphs, list items, headings, quotes, table
+ *   rows) gives personas and requirements (stories.ts);
  * - under a heading about pages, screens, views or the sitemap, each list item and each
  *   sub-heading is a page ("**Dashboard:** overview …" → title and description);
  * - a table with field and type columns under an entity heading is a model
  *   (markdown-tables.ts).
  * Locators are source lines: `line 12`. The PDF extractor runs the same rules on page text.
  */
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
-import type { Heading, List, ListItem, Nodes, Root, Table } from 'mdast';
+import { Lexer } from 'marked';
+import type { Token, Tokens } from 'marked';
 import { addStories, collapse, storiesInText } from './stories.ts';
 import type { Story } from './stories.ts';
 import { isEntityTable, tablesToModels } from './markdown-tables.ts';
@@ -24,37 +25,41 @@ const PAGES_HEADING = /\b(?:pages?|screens?|views?|site\s*map|sitemap)\b/i;
 const STORY_COLUMNS = { persona: /^as\s+an?\b/i, want: /^i\s+want\b/i, benefit: /^so\s+that\b/i };
 
 /**
- * A node's text with inline formatting dropped and line breaks kept as spaces. `keepCode`
+ * Inline tokens' text with formatting dropped and line breaks kept as spaces. `keepCode`
  * keeps backticks around inline code, where they mark values (`CHECK (\`a\` or \`b\`)`).
  */
-export function plainText(node: Nodes, keepCode = false): string {
-  if (node.type === 'text') return node.value;
-  if (node.type === 'inlineCode') return keepCode ? `\`${node.value}\`` : node.value;
-  if (node.type === 'break') return ' ';
-  if ('children' in node) return node.children.map((child) => plainText(child as Nodes, keepCode)).join('');
-  return '';
+function inlineText(tokens: Token[] | undefined, keepCode = false): string {
+  if (!tokens) return '';
+  return tokens
+    .map((token): string => {
+      if (token.type === 'codespan') return keepCode ? `\`${token.text}\`` : token.text;
+      if (token.type === 'br') return ' ';
+      if (token.type === 'html') return '';
+      if ('tokens' in token && token.tokens) return inlineText(token.tokens, keepCode);
+      return 'text' in token && typeof token.text === 'string' ? token.text : '';
+    })
+    .join('');
 }
 
-export function parseMarkdown(text: string): Root {
-  return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-}
-
-function lineOf(node: Nodes): number {
-  return node.position?.start.line ?? 1;
+function newlines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count += 1;
+  return count;
 }
 
 /** "**Main Dashboard:** Operational overview …" → title and description. */
-function pageFromItem(item: ListItem, locate: (line: number) => Locator): DraftPage | undefined {
-  const first = item.children.find((c) => c.type === 'paragraph');
-  if (!first || first.type !== 'paragraph') return undefined;
-  const lead = first.children[0];
+function pageFromItem(item: Tokens.ListItem, locator: Locator): DraftPage | undefined {
+  const first = item.tokens.find((t) => t.type === 'text' || t.type === 'paragraph') as Tokens.Text | Tokens.Paragraph | undefined;
+  if (!first) return undefined;
+  const inline = first.tokens ?? [];
+  const lead = inline[0];
   let title: string;
   let rest: string;
   if (lead && lead.type === 'strong') {
-    title = plainText(lead);
-    rest = first.children.slice(1).map((c) => plainText(c as Nodes)).join('');
+    title = inlineText([lead]);
+    rest = inlineText(inline.slice(1));
   } else {
-    const text = plainText(first);
+    const text = inline.length > 0 ? inlineText(inline) : first.text;
     const split = /^(.{1,80}?)(?::\s+|\s+[-–—]\s+)(.*)$/s.exec(text);
     title = split ? split[1] : text;
     rest = split ? split[2] : '';
@@ -62,22 +67,20 @@ function pageFromItem(item: ListItem, locate: (line: number) => Locator): DraftP
   title = collapse(title).replace(/[:\-–—\s]+$/, '');
   const description = collapse(rest).replace(/^[:\-–—\s]+/, '');
   if (!title || title.length > 80) return undefined;
-  const page: DraftPage = { title, locator: locate(lineOf(item)) };
+  const page: DraftPage = { title, locator };
   if (description) page.description = description;
   return page;
 }
 
 /** A table whose header reads "As a … | I want … | So that …": one story per row. */
-function storiesFromTable(table: Table): Story[] | undefined {
-  const [head, ...rows] = table.children;
-  if (!head) return undefined;
-  const header = head.children.map((cell) => collapse(plainText(cell)));
+function storiesFromTable(table: Tokens.Table): Story[] | undefined {
+  const header = table.header.map((cell) => collapse(inlineText(cell.tokens)));
   const col = (pattern: RegExp) => header.findIndex((h) => pattern.test(h));
   const [p, w, b] = [col(STORY_COLUMNS.persona), col(STORY_COLUMNS.want), col(STORY_COLUMNS.benefit)];
   if (p < 0 || w < 0) return undefined;
   const stories: Story[] = [];
-  for (const row of rows) {
-    const cell = (i: number) => (i >= 0 && row.children[i] ? collapse(plainText(row.children[i])) : '');
+  for (const row of table.rows) {
+    const cell = (i: number) => (i >= 0 && row[i] ? collapse(inlineText(row[i].tokens)) : '');
     const persona = cell(p);
     const want = cell(w).replace(/^I\s+want\s+(?:to\s+)?/i, '');
     const benefit = cell(b).replace(/^so\s+that\s+/i, '');
@@ -87,67 +90,74 @@ function storiesFromTable(table: Table): Story[] | undefined {
 }
 
 /**
- * The Markdown rules over one parsed document, adding to `draft`. `locate` turns a source
- * line into a locator (`line 12` for Markdown, `page 3` for PDF text).
+ * The Markdown rules over one document, adding to `draft`. `locate` turns a source line
+ * into a locator (`line 12` for Markdown, `page 3` for PDF text).
  */
-export function readMarkdown(root: Root, draft: Draft, locate: (line: number) => Locator): void {
+export function readMarkdown(text: string, draft: Draft, locate: (line: number) => Locator): void {
   const entityTables: EntityTable[] = [];
   /** The open headings, outermost first: a table's entity is named by the nearest that names one. */
   let headings: { depth: number; text: string }[] = [];
   let pagesDepth: number | undefined;
+  const story = (inline: string, line: number) =>
+    addStories(storiesInText(inline), locate(line), draft.personas, draft.requirements);
 
-  const visitStories = (node: Nodes) => {
-    if (node.type === 'paragraph' || node.type === 'heading') {
-      addStories(storiesInText(plainText(node)), locate(lineOf(node)), draft.personas, draft.requirements);
-      return;
-    }
-    if (node.type === 'table') {
-      const tableStories = storiesFromTable(node);
-      if (tableStories) {
-        addStories(tableStories, locate(lineOf(node)), draft.personas, draft.requirements);
-        return;
+  /** Stories in a block and the blocks inside it; `line` is where the block starts. */
+  const visitStories = (token: Token, line: number): void => {
+    if (token.type === 'paragraph' || token.type === 'heading' || token.type === 'text') {
+      story(inlineText((token as Tokens.Paragraph).tokens) || (token as Tokens.Text).text, line);
+    } else if (token.type === 'table') {
+      const table = token as Tokens.Table;
+      const tableStories = storiesFromTable(table);
+      if (tableStories) addStories(tableStories, locate(line), draft.personas, draft.requirements);
+      else table.rows.forEach((row, i) => story(row.map((cell) => inlineText(cell.tokens)).join(' '), line + 2 + i));
+    } else if (token.type === 'list') {
+      let itemLine = line;
+      for (const item of (token as Tokens.List).items) {
+        for (const child of item.tokens) visitStories(child, itemLine);
+        itemLine += newlines(item.raw);
       }
-      for (const row of node.children) {
-        const text = row.children.map((cell) => plainText(cell)).join(' ');
-        addStories(storiesInText(text), locate(lineOf(row)), draft.personas, draft.requirements);
-      }
-      return;
+    } else if (token.type === 'blockquote') {
+      for (const child of (token as Tokens.Blockquote).tokens) visitStories(child, line);
     }
-    if ('children' in node) for (const child of node.children) visitStories(child as Nodes);
   };
 
-  for (const node of root.children) {
-    visitStories(node);
-    if (node.type === 'heading') {
-      const text = collapse(plainText(node));
+  let line = 1;
+  for (const token of Lexer.lex(text, { gfm: true })) {
+    const at = line;
+    line += newlines(token.raw);
+    visitStories(token, at);
+    if (token.type === 'heading') {
+      const heading = token as Tokens.Heading;
+      const title = collapse(inlineText(heading.tokens));
       // The title as written, less leading emoji or symbols ("📊 Data Model" → "Data Model").
-      if (node.depth === 1 && draft.title === undefined) draft.title = text.replace(/^[^\p{L}\p{N}]+/u, '');
-      if (pagesDepth !== undefined && node.depth <= pagesDepth) pagesDepth = undefined;
+      if (heading.depth === 1 && draft.title === undefined) draft.title = title.replace(/^[^\p{L}\p{N}]+/u, '');
+      if (pagesDepth !== undefined && heading.depth <= pagesDepth) pagesDepth = undefined;
       if (pagesDepth !== undefined) {
-        draft.pages.push({ title: text, locator: locate(lineOf(node)) });
-      } else if (PAGES_HEADING.test(text) && node.depth > 1) {
-        pagesDepth = (node as Heading).depth;
+        draft.pages.push({ title, locator: locate(at) });
+      } else if (PAGES_HEADING.test(title) && heading.depth > 1) {
+        pagesDepth = heading.depth;
       }
-      headings = [...headings.filter((h) => h.depth < node.depth), { depth: node.depth, text }];
-      continue;
-    }
-    if (node.type === 'list' && pagesDepth !== undefined) {
-      for (const item of (node as List).children) {
-        const page = pageFromItem(item, locate);
+      headings = [...headings.filter((h) => h.depth < heading.depth), { depth: heading.depth, text: title }];
+    } else if (token.type === 'list' && pagesDepth !== undefined) {
+      let itemLine = at;
+      for (const item of (token as Tokens.List).items) {
+        const page = pageFromItem(item, locate(itemLine));
         if (page) draft.pages.push(page);
+        itemLine += newlines(item.raw);
       }
-    }
-    if (node.type === 'table') {
-      const header = node.children[0]?.children.map((cell) => collapse(plainText(cell))) ?? [];
+    } else if (token.type === 'table') {
+      const table = token as Tokens.Table;
+      const header = table.header.map((cell) => collapse(inlineText(cell.tokens)));
       if (isEntityTable(header)) {
         entityTables.push({
           headings: headings.map((h) => h.text).reverse(),
           header,
-          rows: node.children.slice(1).map((row) => ({
-            cells: row.children.map((cell) => collapse(plainText(cell, true))),
-            line: lineOf(row),
+          // GFM table rows are one line each, under the header and delimiter lines.
+          rows: table.rows.map((row, i) => ({
+            cells: row.map((cell) => collapse(inlineText(cell.tokens, true))),
+            line: at + 2 + i,
           })),
-          line: lineOf(node),
+          line: at,
         });
       }
     }
@@ -168,7 +178,7 @@ export function warnIfEmpty(draft: Draft, locator: Locator): void {
 export const extractMarkdown: Extractor = async (input) => {
   const text = new TextDecoder().decode(input.bytes);
   const draft = emptyDraft();
-  readMarkdown(parseMarkdown(text), draft, (line) => `line ${line}`);
+  readMarkdown(text, draft, (line) => `line ${line}`);
   warnIfEmpty(draft, 'document');
   return draft;
 };

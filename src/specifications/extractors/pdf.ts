@@ -6,7 +6,7 @@
  * gives a warning: there is no OCR here.
  */
 import { extractText, getDocumentProxy, getMeta } from 'unpdf';
-import { parseMarkdown, readMarkdown, warnIfEmpty } from './markdown.ts';
+import { readMarkdown, warnIfEmpty } from './markdown.ts';
 import { addStories, storiesInTable } from './stories.ts';
 import type { StoryTable } from './stories.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
@@ -59,7 +59,7 @@ export const extractPdf: Extractor = async (input) => {
         if (first && first.trim().length <= 120) draft.title = first.trim();
       }
       const before = draft.requirements.length;
-      readMarkdown(parseMarkdown(pageText), draft, () => locator);
+      readMarkdown(pageText, draft, () => locator);
       if (draft.requirements.length === before) {
         const read = storiesInTable(lines, table);
         addStories(read.stories, locator, draft.personas, draft.requirements);
