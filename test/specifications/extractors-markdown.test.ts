@@ -76,6 +76,19 @@ describe('Markdown extractor: EzLib library management PRD', () => {
     expect(draft.pages[7].locator).toBe('line 165');
   });
 
+  it('reads the PRD forty times over (2.2 MB) in one pass, every copy counted', async () => {
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/markdown/ezlib-library-management-prd.md', import.meta.url)));
+    const many = new Uint8Array(bytes.length * 40);
+    for (let i = 0; i < 40; i++) many.set(bytes, i * bytes.length);
+    const draft = await extractMarkdown({ attachmentId: 'att', name: 'big.md', kind: 'markdown', bytes: many });
+    expect(draft.requirements).toHaveLength(30 * 40);
+    expect(draft.personas).toHaveLength(9);
+    expect(draft.pages).toHaveLength(8 * 40);
+    // The 40th copy starts after 39 copies of the file's lines.
+    const lines = new TextDecoder().decode(bytes).split('\n').length - 1;
+    expect(draft.requirements[30 * 39].locator).toBe(`line ${39 * lines + 338}`);
+  }, 120_000);
+
   it('makes no models: the PRD has no table of fields', async () => {
     const draft = await drafted;
     expect(draft.models).toEqual([]);
