@@ -42,6 +42,8 @@ export class RequestLogWriter {
   enabled = true;
   readonly #rows: BatchWriter<RequestLogEntry>;
   readonly #partitions = new Set<string>();
+  /** Statements written and the rows they stored (the batch size sets the log's cost; bench:runtime prints it). */
+  readonly written = { statements: 0, rows: 0 };
 
   constructor(private readonly db: Db) {
     // Rows kept while the database refuses them: 50,000 at most.
@@ -74,6 +76,8 @@ export class RequestLogWriter {
       for (const key of await ensureDayPartitions(this.db.kysely, batch.map((entry) => entry.at))) this.#partitions.add(key);
       await insertRequestLog(this.db.kysely, batch);
     }
+    this.written.statements++;
+    this.written.rows += batch.length;
   }
 
   /** Forget which partitions exist (after retention dropped some). */
