@@ -1,0 +1,37 @@
+// The kind of an attachment comes from its content (DESIGN §13); the name and the declared type
+// only break ties between text formats. Documents made here, small, for the edges; the real
+// fixtures are detected over HTTP in api.test.ts.
+import { describe, expect, it } from 'vitest';
+import { detectKind } from '../../src/specifications/kind.ts';
+
+const text = (s: string) => Buffer.from(s, 'utf8');
+
+describe('attachment kind', () => {
+  it.each([
+    ['OpenAPI 3 in YAML under a neutral name', 'openapi: 3.0.3\ninfo: {title: T, version: "1"}\npaths: {}\n', 'spec.txt', 'openapi'],
+    ['Swagger 2 in JSON with a number version', '{"swagger": 2.0, "info": {}, "paths": {}}', 'upload', 'openapi'],
+    ['a JSON Schema without $schema, by its shape', '{"type": "object", "properties": {"name": {"type": "string"}}}', 'x', 'jsonschema'],
+    ['a JSON Schema with $defs in YAML', '$defs:\n  Pet:\n    type: object\n', 'pet.yml', 'jsonschema'],
+    ['a Figma file', '{"name": "File", "document": {"id": "0:0", "type": "DOCUMENT", "children": []}}', 'design.json', 'figma'],
+    ['JSON that is none of those', '{"hello": "world"}', 'data.json', 'text'],
+    ['SQL DDL in lower case after a comment', '-- schema\ncreate table if not exists pet (id serial primary key, name text not null);\n', 'schema', 'sql'],
+    ['a PostgreSQL enum type alone', "CREATE TYPE mood AS ENUM ('sad', 'ok');\n", 'types', 'sql'],
+    ['Markdown by its headings', '# Product\n\nSome words.\n\n## Users\n\n- As a reader, I want books.\n', 'prd', 'markdown'],
+    ['Markdown by its name, without headings', 'Plain words, no heading.\n', 'notes.md', 'markdown'],
+    ['a SQL statement inside a Markdown file stays Markdown', '# Schema\n\n```sql\nCREATE TABLE pet (id int);\n```\n', 'schema.md', 'markdown'],
+    ['CSV with semicolons', 'name;price;in_stock\napple;1.5;true\npear;2;false\n', 'export', 'csv'],
+    ['a quoted CSV field with a comma', 'name,note\n"Smith, Ann","says ""hi"""\nBob,ok\n', 'people', 'csv'],
+    ['lines of text with uneven commas', 'Dear team, thanks.\nSee you tomorrow.\nBest, me, again\n', 'letter', 'text'],
+    ['SVG (text, an image)', '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>', 'logo.svg', 'image'],
+  ])('%s', async (_label, content, name, kind) => {
+    expect(await detectKind(text(content), name, 'application/octet-stream')).toBe(kind);
+  });
+
+  it('reads binary formats by their magic bytes', async () => {
+    expect(await detectKind(text('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'), 'doc', '')).toBe('pdf');
+    const gif = Buffer.from('47494638396101000100800000ffffff00000021f90401000000002c00000000010001000002024401003b', 'hex');
+    expect(await detectKind(gif, 'x.csv', 'text/csv')).toBe('image');
+    expect(await detectKind(Buffer.from([0x00, 0x01, 0xff, 0xfe, 0x00, 0x10]), 'blob', '')).toBe('other');
+    expect(await detectKind(new Uint8Array(0), 'empty.sql', '')).toBe('other');
+  });
+});
