@@ -186,7 +186,8 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
   }
 
   warnings.push(...settle(def, sourceOf));
-  return { content: def, provenance: provenanceOf(def, sourceOf), warnings, summary: summaryOf(def, drafts.length, warnings.length) };
+  const provenance = provenanceOf(def, sourceOf);
+  return { content: def, provenance, warnings: pointed(warnings, provenance), summary: summaryOf(def, drafts.length, warnings.length) };
 }
 
 /** Each produced element's JSON pointer → its source. */
@@ -206,6 +207,19 @@ function provenanceOf(def: AppDefinition, sourceOf: SourceOf): Record<string, So
   def.personas?.forEach((p, i) => put(`/personas/${i}`, p));
   def.appDraft?.sitemap.nodes.forEach((n, i) => put(`/appDraft/sitemap/nodes/${i}`, n));
   return out;
+}
+
+/** A warning about a place in an attachment that produced an element of the content names that element's pointer. */
+function pointed(warnings: SpecWarning[], provenance: Record<string, Source>): SpecWarning[] {
+  const pointers = new Map<string, string>();
+  for (const [pointer, source] of Object.entries(provenance)) {
+    const key = `${source.attachmentId}\u0000${source.locator}`;
+    if (!pointers.has(key)) pointers.set(key, pointer);
+  }
+  return warnings.map((w) => {
+    const pointer = w.attachmentId && w.locator ? pointers.get(`${w.attachmentId}\u0000${w.locator}`) : undefined;
+    return pointer && !w.path ? { ...w, path: pointer } : w;
+  });
 }
 
 function summaryOf(def: AppDefinition, attachments: number, warnings: number): SpecSummary {

@@ -106,6 +106,14 @@ describe('building a specification from drafts', () => {
     expect(field(def, 'Film', 'title').to).toBe('p_TEXT');
     expect(field(def, 'Film', 'length').to).toBe('p_NUMBER');
     expect(built.warnings.some((w) => w.attachmentId === 'a-api' && /Film\.title/.test(w.message))).toBe(true);
+    // A warning about a place that produced an element names the element.
+    const specialFeatures = model(def, 'Film').fields.findIndex((f) => f.name === 'specialFeatures');
+    const filmIndex = def.models.findIndex((m) => m.name === 'Film');
+    const extra = buildFromDrafts('Shop', [
+      { attachmentId: 'a-sql', name: 'shop.sql', draft: { ...shopDraft(), warnings: [{ locator: 'column special_features', message: 'array of text' }] } },
+      { attachmentId: 'a-api', name: 'pets.yaml', draft: petDraft() },
+    ]);
+    expect(extra.warnings).toContainEqual({ attachmentId: 'a-sql', locator: 'column special_features', message: 'array of text', path: `/models/${filmIndex}/fields/${specialFeatures}` });
     // Own keys are every record's id.
     expect(model(def, 'Film').fields.map((f) => f.name)).not.toContain('filmId');
     expect(model(def, 'Pet').fields.map((f) => f.name)).not.toContain('id');
