@@ -70,6 +70,8 @@ export const extractCsv: Extractor = async (input) => {
       delimiter: sniffDelimiter(input.bytes),
       relax_column_count: true,
       skip_empty_lines: true,
+      // Each record with its line in the file, so a warning names the line a reader finds.
+      info: true,
     }),
   );
   let names: string[] | undefined;
@@ -78,7 +80,7 @@ export const extractCsv: Extractor = async (input) => {
   let ragged = 0;
   let firstRagged = 0;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (!names) {
         names = headerNames(record, draft);
         stats = names.map(() => new ColumnStats());
@@ -87,7 +89,7 @@ export const extractCsv: Extractor = async (input) => {
       rows += 1;
       if (record.length !== names.length) {
         ragged += 1;
-        if (firstRagged === 0) firstRagged = rows + 1;
+        if (firstRagged === 0) firstRagged = info.lines;
       }
       for (let i = 0; i < stats.length; i++) stats[i].add(record[i]);
     }
