@@ -1,8 +1,8 @@
 /**
  * Markdown PRDs (DESIGN §13), read through marked's lexer (GFM tables included). marked
- * rather than micromark/mdast: the lexer is synchronous either way, and on a 1 MB document
- * it took 0.8 s where micromark took 27 s on this machine, so a 25 MiB attachment cannot
- * hold the process for minutes.
+ * rather than micromark/mdast: on a 1 MB document it took 0.8 s where micromark took 27 s
+ * on this machine. Both lex synchronously, so a long document is lexed in parts cut at
+ * headings, with a turn of the event loop between them.
  * - the first H1 is the title;
  * - "As a …, I want …, so that …" anywhere (paragraphs, list items, headings, quotes, table
  *   rows) gives personas and requirements (stories.ts);
@@ -89,11 +89,41 @@ function storiesFromTable(table: Tokens.Table): Story[] | undefined {
   return stories;
 }
 
+/** Characters lexed before the event loop gets a turn (the lexer itself is synchronous). */
+const PART = 256 * 1024;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const HEADING_LINE = /^ {0,3}#{1,6}(?:\s|$)/;
+
+/**
+ * The document cut into parts of about PART characters, each starting at a heading line
+ * outside fenced code, where no list, table or paragraph can run on from the part before;
+ * with the line each part starts at.
+ */
+function parts(text: string): { text: string; line: number }[] {
+  const lines = text.split('\n');
+  const result: { text: string; line: number }[] = [];
+  let start = 0;
+  let size = 0;
+  let fence: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i]);
+    if (open && (fence === undefined || open[1][0] === fence[0])) fence = fence === undefined ? open[1] : undefined;
+    if (fence === undefined && size >= PART && HEADING_LINE.test(lines[i])) {
+      result.push({ text: lines.slice(start, i).join('\n') + '\n', line: start + 1 });
+      start = i;
+      size = 0;
+    }
+    size += lines[i].length + 1;
+  }
+  result.push({ text: lines.slice(start).join('\n'), line: start + 1 });
+  return result;
+}
+
 /**
  * The Markdown rules over one document, adding to `draft`. `locate` turns a source line
  * into a locator (`line 12` for Markdown, `page 3` for PDF text).
  */
-export function readMarkdown(text: string, draft: Draft, locate: (line: number) => Locator): void {
+export async function readMarkdown(text: string, draft: Draft, locate: (line: number) => Locator): Promise<void> {
   const entityTables: EntityTable[] = [];
   /** The open headings, outermost first: a table's entity is named by the nearest that names one. */
   let headings: { depth: number; text: string }[] = [];
@@ -121,46 +151,53 @@ export function readMarkdown(text: string, draft: Draft, locate: (line: number) 
     }
   };
 
-  let line = 1;
-  for (const token of Lexer.lex(text, { gfm: true })) {
-    const at = line;
-    line += newlines(token.raw);
-    visitStories(token, at);
-    if (token.type === 'heading') {
-      const heading = token as Tokens.Heading;
-      const title = collapse(inlineText(heading.tokens));
-      // The title as written, less leading emoji or symbols ("📊 Data Model" → "Data Model").
-      if (heading.depth === 1 && draft.title === undefined) draft.title = title.replace(/^[^\p{L}\p{N}]+/u, '');
-      if (pagesDepth !== undefined && heading.depth <= pagesDepth) pagesDepth = undefined;
-      if (pagesDepth !== undefined) {
-        draft.pages.push({ title, locator: locate(at) });
-      } else if (PAGES_HEADING.test(title) && heading.depth > 1) {
-        pagesDepth = heading.depth;
-      }
-      headings = [...headings.filter((h) => h.depth < heading.depth), { depth: heading.depth, text: title }];
-    } else if (token.type === 'list' && pagesDepth !== undefined) {
-      let itemLine = at;
-      for (const item of (token as Tokens.List).items) {
-        const page = pageFromItem(item, locate(itemLine));
-        if (page) draft.pages.push(page);
-        itemLine += newlines(item.raw);
-      }
-    } else if (token.type === 'table') {
-      const table = token as Tokens.Table;
-      const header = table.header.map((cell) => collapse(inlineText(cell.tokens)));
-      if (isEntityTable(header)) {
-        entityTables.push({
-          headings: headings.map((h) => h.text).reverse(),
-          header,
-          // GFM table rows are one line each, under the header and delimiter lines.
-          rows: table.rows.map((row, i) => ({
-            cells: row.map((cell) => collapse(inlineText(cell.tokens, true))),
-            line: at + 2 + i,
-          })),
-          line: at,
-        });
+  const readTokens = (tokens: Token[], firstLine: number) => {
+    let line = firstLine;
+    for (const token of tokens) {
+      const at = line;
+      line += newlines(token.raw);
+      visitStories(token, at);
+      if (token.type === 'heading') {
+        const heading = token as Tokens.Heading;
+        const title = collapse(inlineText(heading.tokens));
+        // The title as written, less leading emoji or symbols ("📊 Data Model" → "Data Model").
+        if (heading.depth === 1 && draft.title === undefined) draft.title = title.replace(/^[^\p{L}\p{N}]+/u, '');
+        if (pagesDepth !== undefined && heading.depth <= pagesDepth) pagesDepth = undefined;
+        if (pagesDepth !== undefined) {
+          draft.pages.push({ title, locator: locate(at) });
+        } else if (PAGES_HEADING.test(title) && heading.depth > 1) {
+          pagesDepth = heading.depth;
+        }
+        headings = [...headings.filter((h) => h.depth < heading.depth), { depth: heading.depth, text: title }];
+      } else if (token.type === 'list' && pagesDepth !== undefined) {
+        let itemLine = at;
+        for (const item of (token as Tokens.List).items) {
+          const page = pageFromItem(item, locate(itemLine));
+          if (page) draft.pages.push(page);
+          itemLine += newlines(item.raw);
+        }
+      } else if (token.type === 'table') {
+        const table = token as Tokens.Table;
+        const header = table.header.map((cell) => collapse(inlineText(cell.tokens)));
+        if (isEntityTable(header)) {
+          entityTables.push({
+            headings: headings.map((h) => h.text).reverse(),
+            header,
+            // GFM table rows are one line each, under the header and delimiter lines.
+            rows: table.rows.map((row, i) => ({
+              cells: row.map((cell) => collapse(inlineText(cell.tokens, true))),
+              line: at + 2 + i,
+            })),
+            line: at,
+          });
+        }
       }
     }
+  };
+
+  for (const part of parts(text)) {
+    readTokens(Lexer.lex(part.text, { gfm: true }), part.line);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   draft.models.push(...tablesToModels(entityTables, draft.warnings, locate));
 }
@@ -178,7 +215,7 @@ export function warnIfEmpty(draft: Draft, locator: Locator): void {
 export const extractMarkdown: Extractor = async (input) => {
   const text = new TextDecoder().decode(input.bytes);
   const draft = emptyDraft();
-  readMarkdown(text, draft, (line) => `line ${line}`);
+  await readMarkdown(text, draft, (line) => `line ${line}`);
   warnIfEmpty(draft, 'document');
   return draft;
 };

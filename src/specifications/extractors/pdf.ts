@@ -59,7 +59,7 @@ export const extractPdf: Extractor = async (input) => {
         if (first && first.trim().length <= 120) draft.title = first.trim();
       }
       const before = draft.requirements.length;
-      readMarkdown(pageText, draft, () => locator);
+      await readMarkdown(pageText, draft, () => locator);
       if (draft.requirements.length === before) {
         const read = storiesInTable(lines, table);
         addStories(read.stories, locator, draft.personas, draft.requirements);
