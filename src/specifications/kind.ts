@@ -39,12 +39,29 @@ function structuredKind(value: unknown): AttachmentKind | null {
   return schemaShaped ? 'jsonschema' : null;
 }
 
+/** Past this a YAML document is judged by its top-level keys: parsing 25 MiB of YAML takes seconds. */
+const YAML_PARSE_MAX_CHARS = 2 * 1024 * 1024;
+
+/** JSON by `JSON.parse` (fast at any size); YAML (and JSON it refuses) by `yaml`, up to a size. */
 function parseStructured(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // not JSON: perhaps YAML
+  }
+  if (text.length > YAML_PARSE_MAX_CHARS) return topLevelKeys(text);
   try {
     return parseYaml(text, { maxAliasCount: 100, prettyErrors: false });
   } catch {
     return undefined;
   }
+}
+
+/** The members a large YAML document starts lines with (`openapi: 3.0.0`), as an object of their values. */
+function topLevelKeys(text: string): Record<string, unknown> {
+  const keys: Record<string, unknown> = {};
+  for (const match of text.slice(0, HEAD_CHARS).matchAll(/^(openapi|swagger|\$schema)\s*:\s*['"]?([^'"\s#]+)/gm)) keys[match[1]] = match[2];
+  return keys;
 }
 
 const SQL_DDL = /^\s*create\s+(?:(?:global\s+|local\s+)?(?:temporary\s+|temp\s+|unlogged\s+)?table|type\s+\S+\s+as\s+enum)\b/im;

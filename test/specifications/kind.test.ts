@@ -35,3 +35,17 @@ describe('attachment kind', () => {
     expect(await detectKind(new Uint8Array(0), 'empty.sql', '')).toBe('other');
   });
 });
+
+describe('attachment kind of large documents', () => {
+  it('judges a YAML document past 2 MiB by its top-level keys, and a large JSON one by JSON.parse', async () => {
+    const paths = Array.from({ length: 60_000 }, (_, i) => `  /items/${i}:\n    get:\n      operationId: item${i}\n`).join('');
+    const yaml = text(`openapi: "3.0.0"\ninfo:\n  title: Big\n  version: "1"\npaths:\n${paths}`);
+    expect(yaml.length).toBeGreaterThan(2 * 1024 * 1024);
+    const started = performance.now();
+    expect(await detectKind(yaml, 'big.yaml', '')).toBe('openapi');
+    // Not a timing assertion: only that it finished; the figure is printed for the reader.
+    console.log(`kind of a ${(yaml.length / 1024 / 1024).toFixed(1)} MiB YAML document: ${(performance.now() - started).toFixed(0)} ms`);
+    const json = text(JSON.stringify({ swagger: '2.0', info: {}, paths: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`/items/${i}`, { get: {} }])) }));
+    expect(await detectKind(json, 'big.json', '')).toBe('openapi');
+  });
+});
