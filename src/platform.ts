@@ -68,9 +68,9 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     // The key file beside the data dir only when this process opened the embedded store itself.
     const dataDirKeyFile = !options.db && !config.databaseUrl ? masterKeyFileFor(config.dataDir) : null;
     const { key: masterKey } = await loadMasterKey(db, { configured: config.masterKey, configuredFile: config.masterKeyFile, dataDirKeyFile });
+    // `serve` refuses a role on the embedded store (one process must be every role there); in-process
+    // callers such as the SDK build may still start only the management API over an in-memory store.
     const role = options.role ?? 'all';
-    // The embedded store admits one process, so that process is every role.
-    if (role !== 'all' && db.pglite) throw new Error(roleNeedsPostgres(role));
     const jobs = new JobStore(db);
     const work = role === 'all' || role === 'worker';
     const cron = { cronMonitorIntervalSeconds: config.scheduleCheckSeconds, cronWorkerIntervalSeconds: Math.min(5, config.scheduleCheckSeconds) };
