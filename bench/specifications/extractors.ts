@@ -89,7 +89,7 @@ function syntheticCsv(megabytes: number): Uint8Array {
 async function main(): Promise<void> {
   const cases: Case[] = [
     { label: 'CSV congress-terms.csv (1.3 MB, 18,635 rows)', kind: 'csv', extract: extractCsv, bytes: fixture('csv/congress-terms.csv'), baselineLabel: 'csv-parse alone', baseline: csvParseOnly },
-    { label: 'Markdown EzLib PRD (56 KB)', kind: 'markdown', extract: extractMarkdown, bytes: fixture('markdown/ezlib-library-management-prd.md'), baselineLabel: 'marked lexer alone', baseline: async (b) => Lexer.lex(new TextDecoder().decode(b), { gfm: true }) },
+    { label: 'Markdown Simpler.Grants.gov deliverable (16 KB)', kind: 'markdown', extract: extractMarkdown, bytes: fixture('markdown/simpler-grants-get-opportunities.md'), baselineLabel: 'marked lexer alone', baseline: async (b) => Lexer.lex(new TextDecoder().decode(b), { gfm: true }) },
     { label: 'PDF NUS user stories (68 KB, 1 page)', kind: 'pdf', extract: extractPdf, bytes: fixture('pdf/nus-user-stories.pdf'), baselineLabel: 'PDF.js text alone', baseline: pdfTextOnly },
     { label: 'Figma Figmagic file (1.9 MB JSON)', kind: 'figma', extract: extractFigma, bytes: fixture('figma/figmagic-design-system-template.json'), baselineLabel: 'JSON.parse alone', baseline: async (b) => JSON.parse(new TextDecoder().decode(b)) },
   ];

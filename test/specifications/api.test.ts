@@ -35,7 +35,7 @@ describe.each(await availableDrivers())('attachments and specifications (%s)', (
       ['figma/figmagic-design-system-template.json', fixture('figma/figmagic-design-system-template.json'), 'figma'],
       ['sql/pagila-schema.sql', fixture('sql/pagila-schema.sql'), 'sql'],
       ['csv/congress-terms.csv', fixture('csv/congress-terms.csv'), 'csv'],
-      ['markdown/ezlib-library-management-prd.md', fixture('markdown/ezlib-library-management-prd.md'), 'markdown'],
+      ['markdown/simpler-grants-get-opportunities.md', fixture('markdown/simpler-grants-get-opportunities.md'), 'markdown'],
       ['pdf/nus-user-stories.pdf', fixture('pdf/nus-user-stories.pdf'), 'pdf'],
       ['dot.png', PNG, 'image'],
       ['note.txt', Buffer.from('Remember to water the plants.\nAnd the cat.\n'), 'text'],
@@ -100,11 +100,11 @@ describe.each(await availableDrivers())('attachments and specifications (%s)', (
   });
 
   it('builds a specification by a job, listed with the project jobs, whose content validates', async () => {
-    const spec = await specificationFrom(a.api, a.projectId, ['openapi/petstore3-openapi.yaml', 'markdown/ezlib-library-management-prd.md']);
+    const spec = await specificationFrom(a.api, a.projectId, ['openapi/petstore3-openapi.yaml', 'markdown/simpler-grants-get-opportunities.md']);
     expect(spec.status, spec.errorMessage).toBe('succeeded');
     expect(() => validateDefinition(structuredClone(spec.content))).not.toThrow();
     const content = spec.content as { models: Array<{ name: string }>; personas: Array<{ name: string }>; requirements: unknown[]; triggers: unknown[] };
-    // The Petstore's schemas and the PRD's stories, in one definition.
+    // The Petstore's schemas and the deliverable's stories, in one definition.
     expect(content.models.map((m) => m.name)).toEqual(expect.arrayContaining(['Pet', 'Category', 'Tag', 'Order', 'User']));
     expect(content.personas.length).toBeGreaterThan(0);
     expect(content.requirements.length).toBeGreaterThan(0);

@@ -36,8 +36,8 @@ describe('extractor drafts as specification content', () => {
   it('these fixtures are detected as their kind from content, whatever content type the upload claims', async () => {
     const cases: [string, AttachmentKind][] = [
       ['csv/congress-terms.csv', 'csv'],
-      ['markdown/ezlib-library-management-prd.md', 'markdown'],
-      ['markdown/libramvp-datamodel.md', 'markdown'],
+      ['markdown/simpler-grants-get-opportunities.md', 'markdown'],
+      ['markdown/simpler-grants-api-keys-schema.md', 'markdown'],
       ['pdf/nus-user-stories.pdf', 'pdf'],
       ['figma/figmagic-design-system-template.json', 'figma'],
     ];
@@ -65,20 +65,23 @@ describe('extractor drafts as specification content', () => {
     expect(chamber?.[1].attachmentId).toBe('att_csv');
   });
 
-  it('the EzLib PRD: personas, requirements and the sitemap draft survive validation', async () => {
-    const spec = await built('markdown/ezlib-library-management-prd.md', 'markdown', extractMarkdown);
+  it('the Simpler.Grants.gov deliverable: its personas and stories survive validation', async () => {
+    const spec = await built('markdown/simpler-grants-get-opportunities.md', 'markdown', extractMarkdown);
     expect(() => validateDefinition(spec.content)).not.toThrow();
-    expect(spec.summary).toMatchObject({ personas: 9, requirements: 30, pages: 8 });
-    const provenanceOfStories = Object.values(spec.provenance).filter((s) => s.locator === 'line 338');
-    expect(provenanceOfStories.length).toBeGreaterThan(0);
+    expect(spec.summary).toMatchObject({ personas: 4, requirements: 11, pages: 0 });
+    // The "project maintainer" lead-in is line 54 of the document.
+    const maintainer = Object.entries(spec.provenance).find(([, source]) => source.locator === 'line 54');
+    expect(maintainer?.[1].attachmentId).toBe('att_markdown');
   });
 
-  it('the LibraMVP tables: three models related through the loans table', async () => {
-    const spec = await built('markdown/libramvp-datamodel.md', 'markdown', extractMarkdown);
+  it('the user API keys table: one valid model; its key to a user table no attachment describes is left out, said so', async () => {
+    const spec = await built('markdown/simpler-grants-api-keys-schema.md', 'markdown', extractMarkdown);
     expect(() => validateDefinition(spec.content)).not.toThrow();
-    expect(spec.content.models.map((m) => m.name).sort()).toEqual(['Book', 'Loan', 'User']);
-    expect(spec.summary.relationships).toBe(4);
-    expect(fieldsOf(spec, 'User').find((f) => f.name === 'role')).toMatchObject({ enum: ['admin', 'user'] });
+    const fields = fieldsOf(spec, 'UserApiKey');
+    expect(fields.map((f) => f.name)).toEqual(['keyName', 'keyId', 'lastUsed', 'isActive', 'createdAt', 'updatedAt']);
+    expect(fields.find((f) => f.name === 'isActive')).toMatchObject({ to: 'p_BOOLEAN', min: 1, defaultValue: true });
+    expect(fields.find((f) => f.name === 'lastUsed')).toMatchObject({ to: 'p_DATE_TIME', min: 0 });
+    expect(spec.warnings.map((w) => w.message)).toContain('UserApiKey.user_id points at user, which no attachment describes; the field is left out.');
   });
 
   it('the NUS story PDF and the Figmagic file: requirements and pages with their locators', async () => {

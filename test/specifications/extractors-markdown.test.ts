@@ -1,10 +1,13 @@
 /**
- * The Markdown extractor on two real documents (test/fixtures/README.md):
- * - EzLib's library-management PRD: an H1 title, 30 stories written "As a **persona**,
- *   I want **…**, so that **…**." over three lines, and a "Core Screens and Views" list of
- *   eight screens ("**Main Dashboard:** Operational overview …");
- * - LibraMVP's data model: three entity tables (users, books, loans) with Column Name,
- *   Data Type and Constraints columns.
+ * The Markdown extractor on two real documents from Simpler.Grants.gov (HHS, public domain /
+ * CC0; test/fixtures/README.md):
+ * - the "GET Opportunities" deliverable specification: YAML front matter, an H1 title, and
+ *   user stories written as a lead-in per persona ("As an **HHS staff member**, I want:")
+ *   whose wants are a nested list ("…, so that …"): 4 personas, 11 stories, no page list and
+ *   no table of fields;
+ * - the "User API Keys Schema": one table (Column / Type / Constraints / Description) for
+ *   `user_api_key`, with a UUID primary key, NOT NULL, NULLABLE, a foreign key written
+ *   `FK → user.user_id`, `DEFAULT TRUE` and `DEFAULT NOW()`.
  * Every expectation below was read off the documents.
  */
 import { readFileSync } from 'node:fs';
@@ -21,65 +24,51 @@ function markdown(text: string): Promise<Draft> {
   return extractMarkdown({ attachmentId: 'att', name: 'doc.md', kind: 'markdown', bytes: new TextEncoder().encode(text) });
 }
 
-describe('Markdown extractor: EzLib library management PRD', () => {
-  const drafted = read('ezlib-library-management-prd.md');
+describe('Markdown extractor: Simpler.Grants.gov "GET Opportunities" deliverable', () => {
+  const drafted = read('simpler-grants-get-opportunities.md');
 
-  it('takes the H1 as the title', async () => {
-    expect((await drafted).title).toBe('EzLib Library Management System Product Requirements Document (PRD)');
+  it('takes the H1 as the title, not the front matter\'s description', async () => {
+    expect((await drafted).title).toBe('GET Opportunities');
   });
 
-  it('finds the nine personas the stories speak as, each once, where it first appears', async () => {
+  it('finds the four personas of the "User stories" section, each where its lead-in names it', async () => {
     const draft = await drafted;
-    expect(draft.personas.map((p) => p.name)).toEqual([
-      'developer',
-      'library administrator',
-      'library staff member',
-      'library staff member with appropriate permissions',
-      'library administrator in a diverse community',
-      'new library staff member',
-      'library system administrator',
-      'library director',
-      'library owner',
+    expect(draft.personas.map((p) => [p.name, p.locator])).toEqual([
+      ['HHS staff member', 'line 46'],
+      ['consumer of the API', 'line 49'],
+      ['project maintainer', 'line 54'],
+      ['open source contributor', 'line 59'],
     ]);
-    // Story 1.1 opens at line 338 ("As a **developer**,").
-    expect(draft.personas[0].locator).toBe('line 338');
   });
 
-  it('turns each of the 30 stories into a requirement of its persona', async () => {
+  it('turns each of the 11 nested wants into a requirement of its persona, with its "so that"', async () => {
     const draft = await drafted;
-    expect(draft.requirements).toHaveLength(30);
+    expect(draft.requirements).toHaveLength(11);
     const byPersona = new Map<string, number>();
     for (const r of draft.requirements) byPersona.set(r.persona ?? '', (byPersona.get(r.persona ?? '') ?? 0) + 1);
-    expect(byPersona.get('library staff member')).toBe(15);
-    expect(byPersona.get('library administrator')).toBe(7);
-    expect(byPersona.get('developer')).toBe(2);
-    // Story 2.5, lines 504-506, read as one sentence without the bold markers.
-    const checkout = draft.requirements.find((r) => r.locator === 'line 504');
-    expect(checkout?.description).toMatch(/^As a library staff member, I want to .*check.*, so that .+/i);
-    expect(checkout?.description).not.toContain('**');
+    expect(Object.fromEntries(byPersona)).toEqual({
+      'HHS staff member': 2,
+      'consumer of the API': 4,
+      'project maintainer': 4,
+      'open source contributor': 1,
+    });
+    // Line 56: "  * to be alerted when the API is down, so that I can troubleshoot the issue …".
+    const alerted = draft.requirements.find((r) => r.locator === 'line 56');
+    expect(alerted?.persona).toBe('project maintainer');
+    expect(alerted?.description).toBe(
+      'As a project maintainer, I want to be alerted when the API is down, so that I can troubleshoot the issue with minimal downtime or interruption in service',
+    );
+    // Line 50: a want without "to" reads on from "I want" as written, inline code flattened.
+    const docs = draft.requirements.find((r) => r.locator === 'line 50');
+    expect(docs?.description).toMatch(/^As a consumer of the API, I want clear documentation and a user guide for the API, so that I don't have to rely on reading the source code/);
+    expect(draft.requirements.find((r) => r.locator === 'line 48')?.description).toContain('legacy grants.gov and simpler.grants.gov, so that users');
   });
 
-  it('lists the eight core screens as pages with their descriptions', async () => {
-    const draft = await drafted;
-    expect(draft.pages.map((p) => p.title)).toEqual([
-      'Main Dashboard',
-      'Book Management',
-      'Member Directory',
-      'Circulation Desk',
-      'Reports Center',
-      'Overdue Management',
-      'System Settings',
-      'Audit Log',
-    ]);
-    expect(draft.pages[0].description).toBe('Operational overview with quick stats, recent activity, and shortcuts to common tasks');
-    expect(draft.pages[0].locator).toBe('line 158');
-    expect(draft.pages[7].locator).toBe('line 165');
-  });
-
-  it('reads the PRD forty times over (2.2 MB), every copy counted, giving the event loop turns', async () => {
-    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/markdown/ezlib-library-management-prd.md', import.meta.url)));
-    const many = new Uint8Array(bytes.length * 40);
-    for (let i = 0; i < 40; i++) many.set(bytes, i * bytes.length);
+  it('reads the document 140 times over (2.3 MB), every copy counted, giving the event loop turns', async () => {
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/markdown/simpler-grants-get-opportunities.md', import.meta.url)));
+    const copies = 140;
+    const many = new Uint8Array(bytes.length * copies);
+    for (let i = 0; i < copies; i++) many.set(bytes, i * bytes.length);
     // Lexed in parts cut at headings: a timer gets turns meanwhile, and nothing is lost at the cuts.
     let ticks = 0;
     const timer = setInterval(() => (ticks += 1), 5);
@@ -87,65 +76,63 @@ describe('Markdown extractor: EzLib library management PRD', () => {
       clearInterval(timer),
     );
     expect(ticks).toBeGreaterThan(0);
-    expect(draft.requirements).toHaveLength(30 * 40);
-    expect(draft.personas).toHaveLength(9);
-    expect(draft.pages).toHaveLength(8 * 40);
-    // The 40th copy starts after 39 copies of the file's lines.
+    expect(draft.requirements).toHaveLength(11 * copies);
+    expect(draft.personas).toHaveLength(4);
+    // The last copy starts after 139 copies of the file's lines; its first want is its line 47.
     const lines = new TextDecoder().decode(bytes).split('\n').length - 1;
-    expect(draft.requirements[30 * 39].locator).toBe(`line ${39 * lines + 338}`);
+    expect(draft.requirements[11 * (copies - 1)].locator).toBe(`line ${(copies - 1) * lines + 47}`);
   }, 120_000);
 
-  it('makes no models: the PRD has no table of fields', async () => {
+  it('makes no pages and no models: the document lists no screens and has no table of fields', async () => {
     const draft = await drafted;
+    expect(draft.pages).toEqual([]);
     expect(draft.models).toEqual([]);
     expect(draft.warnings).toEqual([]);
   });
 });
 
-describe('Markdown extractor: LibraMVP data model tables', () => {
-  const drafted = read('libramvp-datamodel.md');
-  const model = async (name: string): Promise<DraftModel> => {
-    const found = (await drafted).models.find((m) => m.name === name);
-    if (!found) throw new Error(`no model ${name}`);
-    return found;
+describe('Markdown extractor: Simpler.Grants.gov user API keys schema', () => {
+  const drafted = read('simpler-grants-api-keys-schema.md');
+  const model = async (): Promise<DraftModel> => {
+    const models = (await drafted).models;
+    expect(models).toHaveLength(1);
+    return models[0];
   };
 
-  it('makes one model per "Table: `name`" heading with a field table', async () => {
+  it('makes one model of the table, named by the H1 less "Schema" (the section heading is generic)', async () => {
     const draft = await drafted;
-    expect(draft.title).toBe('Data Model – LibraMVP');
-    expect(draft.models.map((m) => m.name)).toEqual(['users', 'books', 'loans']);
-    expect((await model('users')).locator).toBe('line 9');
+    expect(draft.title).toBe('User API Keys Schema');
+    expect(draft.models.map((m) => [m.name, m.locator])).toEqual([['User API Keys', 'line 9']]);
   });
 
-  it('reads types, NOT NULL, CHECK values and literal defaults; the id primary key is the record id', async () => {
-    const users = await model('users');
-    expect(users.fields.map((f) => [f.name, f.type, f.required])).toEqual([
-      ['name', 'p_TEXT', true],
-      ['email', 'p_TEXT', true],
-      ['role', 'p_TEXT', false],
-      ['status', 'p_TEXT', false],
-      ['created_at', 'p_DATE_TIME', false],
+  it('reads types, NOT NULL, NULLABLE and the literal default; the api_key_id primary key is the record id', async () => {
+    const fields = (await model()).fields;
+    expect(fields.map((f) => [f.name, f.type, f.required])).toEqual([
+      ['key_name', 'p_TEXT', true],
+      ['key_id', 'p_TEXT', true],
+      ['user_id', { model: 'user' }, true],
+      ['last_used', 'p_DATE_TIME', false],
+      ['is_active', 'p_BOOLEAN', true],
+      ['created_at', 'p_DATE_TIME', true],
+      ['updated_at', 'p_DATE_TIME', true],
     ]);
-    expect(users.fields.find((f) => f.name === 'role')?.enum).toEqual(['admin', 'user']);
-    expect(users.fields.find((f) => f.name === 'status')?.defaultValue).toBe('active');
-    const books = await model('books');
-    expect(books.fields.find((f) => f.name === 'copies_total')).toMatchObject({ type: 'p_NUMBER', required: true, defaultValue: 1 });
-    expect(books.fields.find((f) => f.name === 'isbn')?.required).toBe(false);
+    expect(fields.find((f) => f.name === 'is_active')?.defaultValue).toBe(true);
+    expect(fields.find((f) => f.name === 'created_at')?.defaultValue).toBeUndefined();
   });
 
-  it('turns foreign keys into relationships to the referenced tables', async () => {
-    const loans = await model('loans');
-    expect(loans.fields.map((f) => f.name)).toEqual(['user_id', 'book_id', 'borrow_date', 'due_date', 'return_date']);
-    expect(loans.fields[0]).toMatchObject({ type: { model: 'users' }, many: false, locator: 'line 40' });
-    expect(loans.fields[1].type).toEqual({ model: 'books' });
-    expect(loans.fields.find((f) => f.name === 'due_date')).toMatchObject({ type: 'p_DATE_TIME', required: true });
-    expect(loans.fields.find((f) => f.name === 'return_date')?.required).toBe(false);
+  it('turns "FK → user.user_id" into a relationship to the user table, one of it', async () => {
+    const userId = (await model()).fields.find((f) => f.name === 'user_id');
+    expect(userId).toMatchObject({ type: { model: 'user' }, many: false, locator: 'line 14' });
   });
 
-  it('says what it left out: three id columns and three now() defaults', async () => {
+  it('says what it left out: the primary key and the two NOW() defaults', async () => {
     const messages = (await drafted).warnings.map((w) => `${w.locator}: ${w.message}`);
-    expect(messages.filter((m) => m.includes('primary key'))).toHaveLength(3);
-    expect(messages.filter((m) => m.includes('now()'))).toHaveLength(3);
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toMatch(/^line 11: "api_key_id" is the primary key/);
+    expect(messages.filter((m) => m.includes('NOW()'))).toEqual([
+      expect.stringMatching(/^line 17: .*created_at/),
+      expect.stringMatching(/^line 18: .*updated_at/),
+    ]);
   });
 });
 
@@ -177,6 +164,46 @@ describe('Markdown extractor: other shapes', () => {
     expect(draft.models[0].fields.map((f) => [f.name, f.type, f.required])).toEqual([
       ['title', 'p_TEXT', true],
       ['price', 'p_NUMBER', false],
+    ]);
+  });
+
+  it('takes the items of a Screens list as pages: a bold or dashed title, then the description', async () => {
+    const draft = await markdown(
+      ['# App', '', '## Core Screens', '', '- **Dashboard:** overview of loans', '- Settings – account preferences', '', '## Data', '', '- not a page'].join('\n'),
+    );
+    expect(draft.pages).toEqual([
+      { title: 'Dashboard', description: 'overview of loans', locator: 'line 5' },
+      { title: 'Settings', description: 'account preferences', locator: 'line 6' },
+    ]);
+  });
+
+  it('reads "Table: `name`" headings, CHECK values, quoted defaults and `references table(column)`', async () => {
+    const draft = await markdown(
+      [
+        '## Table: `loans`',
+        '',
+        '| Column Name | Data Type | Constraints |',
+        '|---|---|---|',
+        '| id | SERIAL | PRIMARY KEY |',
+        '| user_id | INTEGER | NOT NULL, REFERENCES public.users(id) |',
+        "| status | TEXT | CHECK (status IN ('open', 'closed')) DEFAULT 'open' |",
+        '',
+      ].join('\n'),
+    );
+    expect(draft.models.map((m) => m.name)).toEqual(['loans']);
+    expect(draft.models[0].fields).toEqual([
+      { name: 'user_id', type: { model: 'users' }, many: false, required: true, locator: 'line 6' },
+      { name: 'status', type: 'p_TEXT', many: false, required: false, enum: ['open', 'closed'], defaultValue: 'open', locator: 'line 7' },
+    ]);
+  });
+
+  it('reads "As a X, I want to:" lead-ins over nested lists, and leaves other nested lists alone', async () => {
+    const draft = await markdown(
+      ['- As a **grantor**, I want to:', '  - publish a notice, so that applicants find it', '  - close it', '- Goals:', '  - to be fast, so that users stay'].join('\n'),
+    );
+    expect(draft.requirements.map((r) => [r.description, r.locator])).toEqual([
+      ['As a grantor, I want to publish a notice, so that applicants find it', 'line 2'],
+      ['As a grantor, I want to close it', 'line 3'],
     ]);
   });
 

@@ -55,7 +55,7 @@ export function entityName(heading: string): string {
     .replace(/^[^\p{L}\p{N}]+/u, '')
     .replace(/^(?:\d+(?:\.\d+)*\.?\s+)/, '')
     .replace(/^(?:table|entity|model|collection|resource)\s*[:\-–—]?\s*/i, '')
-    .replace(/\s+(?:table|entity|model)$/i, '')
+    .replace(/\s+(?:table|entity|model|schema)$/i, '')
     .trim();
   return words;
 }
@@ -85,6 +85,37 @@ function literal(text: string): unknown {
   return undefined;
 }
 
+/**
+ * The table a foreign key names: `references users(id)` and `→ public.users (id)` name the
+ * table before the column list; `FK → user.user_id` and `references users.id` write
+ * table.column.
+ */
+function referencedTable(constraints: string): string | undefined {
+  const withColumns = /(?:→|->|references|to)\s*`?([A-Za-z_][\w.]*?)`?\s*\(/i.exec(constraints);
+  if (withColumns) return withColumns[1].replace(/^.*\./, '');
+  const dotted = /(?:→|->|references|to)\s*`?([A-Za-z_][\w.]*)`?/i.exec(constraints);
+  if (!dotted) return undefined;
+  const parts = dotted[1].split('.').filter(Boolean);
+  return parts.length >= 2 ? parts[parts.length - 2] : parts[0];
+}
+
+/**
+ * The part of a type or constraint naming allowed values: from the enum / CHECK / "one of"
+ * keyword, its parenthesised list when it has one (a quoted DEFAULT after it is no value).
+ */
+function enumValuesText(text: string): string {
+  const at = text.search(/\benum\b|\bcheck\b|\bone of\b/i);
+  const rest = at >= 0 ? text.slice(at) : text;
+  const open = rest.indexOf('(');
+  if (open < 0) return rest;
+  let depth = 0;
+  for (let i = open; i < rest.length; i++) {
+    if (rest[i] === '(') depth += 1;
+    else if (rest[i] === ')' && --depth === 0) return rest.slice(open, i + 1);
+  }
+  return rest.slice(open);
+}
+
 function rowToField(
   table: EntityTable,
   row: TableRow,
@@ -102,17 +133,15 @@ function rowToField(
   const constraints = at(CONSTRAINT_HEADER);
   const requiredText = at(REQUIRED_HEADER);
   const requiredHeader = unquote(table.header[columnIndex(table.header, REQUIRED_HEADER)] ?? '');
-  if (/primary\s*key|\bpk\b/i.test(constraints) && /^id$/i.test(name)) {
+  const foreign = /foreign\s*key|references|\bfk\b|→|->/i.test(constraints) ? referencedTable(constraints) : undefined;
+  // An id-like primary key ("id", "api_key_id") that references nothing is the record's own id.
+  if (/primary\s*key|\bpk\b/i.test(constraints) && !foreign && /^id$|_id$|[a-z]Id$/.test(name)) {
     warnings.push({ locator, message: `"${name}" is the primary key: every record has its own id, so it is not a field` });
     return undefined;
   }
-  const foreign = /foreign\s*key|references|\bfk\b|→|->/i.test(constraints)
-    ? /(?:→|->|references|to)\s*`?([A-Za-z_][\w.]*?)`?\s*\(/i.exec(constraints) ??
-      /(?:→|->|references|to)\s*`?([A-Za-z_][\w.]*)`?/i.exec(constraints)
-    : null;
   const field: DraftField = {
     name,
-    type: foreign ? { model: foreign[1].replace(/^.*\./, '') } : (typeOf(typeText) ?? 'p_TEXT'),
+    type: foreign ? { model: foreign } : (typeOf(typeText) ?? 'p_TEXT'),
     many: /\[\]|\barray\b|\blist\b/i.test(typeText),
     required: false,
     locator,
@@ -126,7 +155,7 @@ function rowToField(
   if (/\bnullable\b|\boptional\b/i.test(constraints) && !/not\s+null/i.test(constraints)) field.required = false;
   const enumSource = /\benum\b|\bcheck\b|\bone of\b/i.test(typeText) ? typeText : /\bcheck\b|\bone of\b|\benum\b/i.test(constraints) ? constraints : '';
   if (enumSource) {
-    const values = quotedValues(enumSource.replace(/^[^(]*\(/, '('));
+    const values = quotedValues(enumValuesText(enumSource));
     if (values.length >= 2) field.enum = values;
   }
   const defaultMatch = /\bdefault\s*:?\s*('[^']*'|"[^"]*"|`[^`]*`|[\w.-]+(?:\(\))?)/i.exec(constraints);

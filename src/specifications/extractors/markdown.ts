@@ -14,7 +14,7 @@
  */
 import { Lexer } from 'marked';
 import type { Token, Tokens } from 'marked';
-import { addStories, collapse, storiesInText } from './stories.ts';
+import { addStories, collapse, storiesInText, storyLeadIn, storyOfWant } from './stories.ts';
 import type { Story } from './stories.ts';
 import { isEntityTable, tablesToModels } from './markdown-tables.ts';
 import type { EntityTable } from './markdown-tables.ts';
@@ -131,6 +131,30 @@ export async function readMarkdown(text: string, draft: Draft, locate: (line: nu
   const story = (inline: string, line: number) =>
     addStories(storiesInText(inline), locate(line), draft.personas, draft.requirements);
 
+  /**
+   * "As a **X**, I want:" followed by a nested list: each nested item is a story of X. Says
+   * whether the item was read so.
+   */
+  const visitLeadIn = (item: Tokens.ListItem, line: number): boolean => {
+    const [lead, ...rest] = item.tokens;
+    const nested = rest.find((t): t is Tokens.List => t.type === 'list');
+    const readable = lead && (lead.type === 'text' || lead.type === 'paragraph') && nested;
+    const leadIn = readable ? storyLeadIn(inlineText((lead as Tokens.Text).tokens) || (lead as Tokens.Text).text) : undefined;
+    if (!leadIn || !nested) return false;
+    // The persona is where the lead-in names it, not at its first want.
+    const persona = leadIn.persona;
+    if (!draft.personas.some((p) => p.name.toLowerCase() === persona.toLowerCase())) draft.personas.push({ name: persona, locator: locate(line) });
+    let wantLine = line;
+    for (const t of item.tokens.slice(0, item.tokens.indexOf(nested))) wantLine += newlines(t.raw);
+    for (const want of nested.items) {
+      const first = want.tokens.find((t) => t.type === 'text' || t.type === 'paragraph') as Tokens.Text | undefined;
+      const story = first ? storyOfWant(leadIn, inlineText(first.tokens) || first.text) : undefined;
+      if (story) addStories([story], locate(wantLine), draft.personas, draft.requirements);
+      wantLine += newlines(want.raw);
+    }
+    return true;
+  };
+
   /** Stories in a block and the blocks inside it; `line` is where the block starts. */
   const visitStories = (token: Token, line: number): void => {
     if (token.type === 'paragraph' || token.type === 'heading' || token.type === 'text') {
@@ -143,7 +167,7 @@ export async function readMarkdown(text: string, draft: Draft, locate: (line: nu
     } else if (token.type === 'list') {
       let itemLine = line;
       for (const item of (token as Tokens.List).items) {
-        for (const child of item.tokens) visitStories(child, itemLine);
+        if (!visitLeadIn(item, itemLine)) for (const child of item.tokens) visitStories(child, itemLine);
         itemLine += newlines(item.raw);
       }
     } else if (token.type === 'blockquote') {
@@ -212,8 +236,18 @@ export function warnIfEmpty(draft: Draft, locator: Locator): void {
   }
 }
 
+/**
+ * YAML front matter ("---" lines around `key: value`s opening the file) is metadata, not
+ * Markdown (the lexer would read its closing "---" as a heading underline): its lines are
+ * blanked, so line numbers still point into the file.
+ */
+function withoutFrontMatter(text: string): string {
+  const front = /^---\r?\n[\s\S]*?\n---\r?\n/.exec(text.slice(0, 64 * 1024));
+  return front ? front[0].replace(/[^\n]/g, '') + text.slice(front[0].length) : text;
+}
+
 export const extractMarkdown: Extractor = async (input) => {
-  const text = new TextDecoder().decode(input.bytes);
+  const text = withoutFrontMatter(new TextDecoder().decode(input.bytes));
   const draft = emptyDraft();
   await readMarkdown(text, draft, (line) => `line ${line}`);
   warnIfEmpty(draft, 'document');

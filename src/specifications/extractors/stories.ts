@@ -3,8 +3,9 @@
  * becomes a persona and a requirement. Shared by the Markdown and PDF extractors: both hand
  * over plain text (Markdown inline formatting already flattened) and a locator.
  *
- * Two shapes are read: the sentence ("As a X, I want Y[, so that Z]") anywhere in a block of
- * text, and the story table whose header row reads "As a … | I want … | So that …", where
+ * Three shapes are read: the sentence ("As a X, I want Y[, so that Z]") anywhere in a block of
+ * text, the lead-in ("As a X, I want:") whose wants are the items of a nested list (read by
+ * the Markdown extractor), and the story table whose header row reads "As a … | I want … | So that …", where
  * each row names its persona in the first cell and has no "As a" of its own (the common
  * template exported to PDF, where cells arrive as lines).
  */
@@ -14,6 +15,8 @@ export interface Story {
   persona: string;
   want: string;
   benefit?: string;
+  /** The want reads on from "I want" as written ("the API to …", "to be alerted …"). */
+  asWritten?: boolean;
 }
 
 const WANT = String.raw`I\s+(?:want|need|would\s+like|wish|can)\s+(?:to\s+)?`;
@@ -45,6 +48,33 @@ export function storiesInText(text: string): Story[] {
     stories.push(benefit ? { persona, want, benefit } : { persona, want });
   }
   return stories;
+}
+
+/** "As a **grantor**, I want:" — a persona whose wants follow as a nested list. */
+const LEAD_IN = /^As\s+(?:an?\s+)?([^,.;:]{1,80}?),?\s+I\s+(?:want|need|would\s+like|wish)(\s+to)?\s*:$/i;
+
+export interface StoryLeadIn {
+  persona: string;
+  /** "I want to:": each want is a verb phrase ("publish …"), read after "I want to". */
+  wantTo: boolean;
+}
+
+/** A story lead-in ("As a X, I want:"), or undefined for any other text. */
+export function storyLeadIn(text: string): StoryLeadIn | undefined {
+  const match = LEAD_IN.exec(collapse(text));
+  const persona = match ? clean(match[1]) : '';
+  return match && persona ? { persona, wantTo: match[2] !== undefined } : undefined;
+}
+
+/** One want under a lead-in ("to be alerted …, so that I can …") as a story of its persona. */
+export function storyOfWant(lead: StoryLeadIn, text: string): Story | undefined {
+  const split = new RegExp(String.raw`^(.+?)${SO_THAT}(.+)$`, 'is').exec(collapse(text));
+  const want = clean(split ? split[1] : text).replace(/[.]$/, '');
+  if (!want) return undefined;
+  const story: Story = { persona: lead.persona, want };
+  if (split) story.benefit = clean(split[2]).replace(/[.]$/, '');
+  if (!lead.wantTo) story.asWritten = true;
+  return story;
 }
 
 const TABLE_HEADER = /\bAs\s+an?\b.*\bI\s+want\b.*\bSo\s+that\b/i;
@@ -99,7 +129,8 @@ export function storiesInTable(lines: string[], continued?: StoryTable): { stori
 /** The story as one sentence, the way a requirement reads. */
 export function storySentence(story: Story): string {
   const article = /^[aeiou]/i.test(story.persona) ? 'an' : 'a';
-  const base = `As ${article} ${story.persona}, I want to ${story.want.replace(/^to\s+/i, '')}`;
+  const want = story.asWritten ? story.want : `to ${story.want.replace(/^to\s+/i, '')}`;
+  const base = `As ${article} ${story.persona}, I want ${want}`;
   return story.benefit ? `${base}, so that ${story.benefit.replace(/[.]$/, '')}` : base;
 }
 
