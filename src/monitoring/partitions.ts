@@ -34,7 +34,11 @@ export async function ensureDayPartitions(executor: Executor, dates: Date[]): Pr
       await sql
         .raw(
           `create table if not exists appbuilder.${quoteIdent(PREFIX + key)} partition of appbuilder.request_log ` +
-            `for values from ('${from.toISOString()}') to ('${to.toISOString()}')`,
+            `for values from ('${from.toISOString()}') to ('${to.toISOString()}') ` +
+            // Append-only and dropped whole at the end of retention: vacuum has nothing to reclaim, and
+            // autovacuum's insert-driven passes over a partition taking every request cost the database more
+            // than the inserts themselves (anti-wraparound vacuum still runs when it must).
+            `with (autovacuum_enabled = false)`,
         )
         .execute(db);
     }
