@@ -4,7 +4,6 @@
  * type differently keeps the first source's type and gives a warning. References between
  * draft models are resolved here, by normalised name; a reference to no model is a warning.
  */
-import type { EnumValue, PrimitiveType } from '../definition/schema.ts';
 import type { Draft, DraftAction, DraftField, Locator } from './extractors/types.ts';
 import { fieldName, freeName, modelName, relationshipFieldName } from './names.ts';
 
@@ -30,16 +29,8 @@ export interface SourcedDraft {
   draft: Draft;
 }
 
-export interface MergedField {
-  name: string;
-  /** A primitive type, or the normalised name of another merged model. */
-  type: PrimitiveType | { model: string };
-  many: boolean;
-  required: boolean;
-  enum?: EnumValue[];
-  defaultValue?: unknown;
-  /** The normalised name of the partner field the document names. */
-  partner?: string;
+/** A draft field after merging: its name, a model `type` and `partner` are the normalised names. */
+export interface MergedField extends Omit<DraftField, 'locator'> {
   source: Source;
 }
 
