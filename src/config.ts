@@ -22,6 +22,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** Entries of a to-many id array or expansion in a generated-app answer (APPBUILDER_RELATION_LIMIT, 1-1000, default 100; DESIGN §6). */
   relationLimit: number;
+  /** Ids of a to-many id array inside an embedded record, a placeholder (APPBUILDER_EMBEDDED_ID_LIMIT, 0-relationLimit, default 10; DESIGN §6). */
+  embeddedIdLimit: number;
   tokenTtlSeconds: number;
   /** How long action runs are kept, seconds (APPBUILDER_RUN_RETENTION, e.g. `7d`, `12h`, `3600`). */
   runRetentionSeconds: number;
@@ -78,6 +80,7 @@ function intFrom(value: string | undefined, fallback: number): number {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const bootstrapId = env.APPBUILDER_BOOTSTRAP_CLIENT_ID;
   const bootstrapSecret = env.APPBUILDER_BOOTSTRAP_CLIENT_SECRET;
+  const relationLimit = Math.min(1000, Math.max(1, intFrom(env.APPBUILDER_RELATION_LIMIT, 100)));
   return {
     port: intFrom(env.PORT, 8080),
     host: env.HOST ?? '0.0.0.0',
@@ -91,7 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     scheduleCheckSeconds: Math.min(45, Math.max(1, intFrom(env.APPBUILDER_SCHEDULE_CHECK, 30))),
     bodyLimitBytes: intFrom(env.APPBUILDER_BODY_LIMIT, 2 * 1024 * 1024),
     statementTimeoutMs: intFrom(env.APPBUILDER_STATEMENT_TIMEOUT, 10_000),
-    relationLimit: Math.min(1000, Math.max(1, intFrom(env.APPBUILDER_RELATION_LIMIT, 100))),
+    relationLimit,
+    embeddedIdLimit: Math.min(relationLimit, intFrom(env.APPBUILDER_EMBEDDED_ID_LIMIT, 10)),
     tokenTtlSeconds: intFrom(env.APPBUILDER_TOKEN_TTL, 3600),
     runRetentionSeconds: durationSeconds(env.APPBUILDER_RUN_RETENTION, 7 * 86400),
     tokenRateLimitPerMinute: intFrom(env.APPBUILDER_TOKEN_RATE_LIMIT, 30),

@@ -93,6 +93,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         return principal.customerId;
       },
       relationLimit: config.relationLimit,
+      embeddedIdLimit: config.embeddedIdLimit,
       rateLimits: {
         appPerMinute: config.appRateLimitPerMinute,
         authPerMinute: config.authRateLimitPerMinute,

@@ -4,14 +4,14 @@
 // through as it is (DESIGN §3: the fast way a competent developer writes it by hand):
 //   GET /toDos?limit&offset   an end user's to-dos (JWT verified with the app's key) or, with the
 //                             baseline's admin token, all to-dos; each with its user embedded, whose
-//                             `todos` are the first 100 ids (the bounded shape, DESIGN §6); the
+//                             `todos` are the first 10 ids (the bounded shape, DESIGN §6); the
 //                             total by `count(*)` in the same statement, on every request
 //   GET /toDos?fields=title,deadline,user.name   the same narrowed: {id, title, deadline, user: {id, name}}
 //   GET /toDos/:id            one of the caller's to-dos, user embedded
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import type { CompiledApp } from '../../src/runtime/compiled-app.ts';
-import { DEFAULT_RELATION_LIMIT } from '../../src/runtime/data/record-json.ts';
+import { DEFAULT_EMBEDDED_ID_LIMIT } from '../../src/runtime/data/record-json.ts';
 import { quoteIdent } from '../../src/storage/sql.ts';
 import type { Query } from '../support/baseline.ts';
 
@@ -22,8 +22,8 @@ export interface BaselineOptions {
   endUserKey: Uint8Array;
   /** The key of the baseline's own administrator tokens. */
   adminKey: Uint8Array;
-  /** Entries of an embedded user's `todos` (APPBUILDER_RELATION_LIMIT of the service). */
-  relationLimit?: number;
+  /** Entries of an embedded user's `todos` (APPBUILDER_EMBEDDED_ID_LIMIT of the service). */
+  embeddedIdLimit?: number;
 }
 
 interface Caller {
@@ -36,7 +36,7 @@ export const NARROW_FIELDS = 'title,deadline,user.name';
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-export function statements(app: CompiledApp, relationLimit: number) {
+export function statements(app: CompiledApp, embeddedIdLimit: number) {
   const user = app.userModel!;
   const todo = app.modelsByResource.get('toDos')!;
   const t = (name: string) => quoteIdent(todo.fieldsByName.get(name)!.column!);
@@ -45,7 +45,7 @@ export function statements(app: CompiledApp, relationLimit: number) {
   const users = `${quoteIdent(app.schema)}.${quoteIdent(user.table)}`;
   const deadline = (alias: string) => `to_char(${alias}.${t('deadline')} at time zone 'UTC', ${ISO})`;
   const fullUser = (alias: string) => `(select json_build_object('id', u.id, 'name', u.${u('name')}, 'email', u.${u('email')},
-      'todos', coalesce((select json_agg(b.id order by b.id) from (select x.id from ${todos} x where x.${t('user')} = u.id order by x.id limit ${relationLimit}) b), '[]'::json))
+      'todos', coalesce((select json_agg(b.id order by b.id) from (select x.id from ${todos} x where x.${t('user')} = u.id order by x.id limit ${embeddedIdLimit}) b), '[]'::json))
     from ${users} u where u.id = ${alias}.${t('user')})`;
   const full = (alias: string) => `json_build_object('id', ${alias}.id, 'title', ${alias}.${t('title')}, 'description', ${alias}.${t('description')},
       'deadline', ${deadline(alias)}, 'status', ${alias}.${t('status')}, 'user', ${fullUser(alias)})`;
@@ -73,7 +73,7 @@ function paging(query: Record<string, string | undefined>): { limit: number; off
 
 /** Starts the baseline on a free port of 127.0.0.1; returns its URL. */
 export async function startBaseline(options: BaselineOptions): Promise<{ url: string; close(): Promise<void> }> {
-  const q = statements(options.app, options.relationLimit ?? DEFAULT_RELATION_LIMIT);
+  const q = statements(options.app, options.embeddedIdLimit ?? DEFAULT_EMBEDDED_ID_LIMIT);
   const audience = `app:${options.app.applicationId}`;
   const callerOf = async (authorization: string | undefined): Promise<Caller> => {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];

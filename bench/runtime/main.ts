@@ -86,8 +86,8 @@ async function benchDriver(driver: Driver): Promise<void> {
     const db = service.t.platform.db;
     const adminKey = randomBytes(32);
     const adminToken = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setAudience('baseline-admin').setExpirationTime('2h').sign(adminKey);
-    const relationLimit = service.t.config.relationLimit;
-    baseline = await startBaseline({ app: service.app, query: database.query, endUserKey: await endUserKey(service.t, service.app.applicationId), adminKey, relationLimit });
+    const embeddedIdLimit = service.t.config.embeddedIdLimit;
+    baseline = await startBaseline({ app: service.app, query: database.query, endUserKey: await endUserKey(service.t, service.app.applicationId), adminKey, embeddedIdLimit });
     const url = new URL(service.apiUrl);
     const origin = url.origin;
     const todoTable = ident(service.app.schema, service.app.modelsByResource.get('toDos')!.table);
@@ -108,7 +108,7 @@ async function benchDriver(driver: Driver): Promise<void> {
       const platform = mean(platformRounds);
       const hand = mean(handRounds);
       console.log(`  ${c.name}${same ? '  [same JSON as the baseline]' : '  [ANSWERS DIFFER: platform ' + mine.status + ', baseline ' + theirs.status + ']'}`);
-      console.log(`    answer       ${(bytes / 1024).toFixed(1)} KB (relation limit ${relationLimit})`);
+      console.log(`    answer       ${(bytes / 1024).toFixed(1)} KB (embedded id limit ${embeddedIdLimit})`);
       const line = (label: string, r: Measured, rounds: LoadResult[]) =>
         `    ${label.padEnd(12)} ${fmt(r.requestsPerSecond)} req/s   p50 ${fmt(r.p50, 4)} ms   p99 ${fmt(r.p99, 4)} ms   ` +
         `server CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req   ` +

@@ -39,6 +39,8 @@ export interface RuntimeOptions {
   rateLimits?: RateLimitSettings;
   /** APPBUILDER_RELATION_LIMIT: entries of a to-many id array or expansion (default 100; DESIGN §6). */
   relationLimit?: number;
+  /** APPBUILDER_EMBEDDED_ID_LIMIT: ids of a to-many id array inside an embedded record (default 10; DESIGN §6). */
+  embeddedIdLimit?: number;
   /** The apps' variables and secrets (`env`, `secrets`; secrets/app-values.ts); none when left out. */
   appValues?: AppValuesSource;
   /** The request log's writer (monitoring/request-log.ts); none: requests are not logged. */
@@ -76,9 +78,9 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         publicUrl: options.publicUrl ?? null,
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
-          resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit }),
+          resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           authRoutes(auth, new LoginThrottle(limits)),
-          docsRoutes(appsPath, limits, options.relationLimit),
+          docsRoutes(appsPath, limits, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           clientRoutes(),
           triggerRoutes(runner),
         ],

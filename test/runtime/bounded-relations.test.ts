@@ -1,6 +1,7 @@
 // Bounded relations, sparse fields and `limit=0` (DESIGN §6, issue 17) over real HTTP: a user with
 // 10,000 to-dos (a foreign key) and a project with 10,000 members (a join table). Lists and single
-// reads hold at most APPBUILDER_RELATION_LIMIT (100) related entries, the first by id; the
+// reads hold at most APPBUILDER_RELATION_LIMIT (100) related entries, the first by id, and the id
+// arrays inside embedded records at most APPBUILDER_EMBEDDED_ID_LIMIT (10); the
 // sub-collection route pages through all 10,000 with exact totals, under the related model's read
 // rule and only when the parent is readable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { publish, ServedApi, todoScodeWithoutEvents, type Page, type ProblemBody
 
 const RELATED = 10_000;
 const CAP = 100;
+const EMBEDDED_CAP = 10;
 const PROJECT = 'urn:svc:model:project';
 const field = (id: string, name: string, to: string, extra: Record<string, unknown> = {}) => ({
   id, name, relationshipOwner: true, min: 0, max: 1, to, accessControl: { rules: [] }, ...extra,
@@ -81,11 +83,11 @@ describe.each(await availableDrivers())('bounded relations and sparse fields on 
   }, 180_000);
   afterAll(() => t?.close());
 
-  it('caps the to-many ids inside embedded records of a list at the first 100 by id', async () => {
+  it('caps the to-many ids inside embedded records of a list at the first 10 by id', async () => {
     const page = await api.get<Page>('/toDos?limit=5', ann.token);
     expect(page.status).toBe(200);
     expect(page.body.total).toBe(RELATED);
-    for (const item of page.body.items) expect((item.user as Rec).todos).toEqual(annTodos.slice(0, CAP));
+    for (const item of page.body.items) expect((item.user as Rec).todos).toEqual(annTodos.slice(0, EMBEDDED_CAP));
     const asAdmin = await api.get<Page>(`/projects/${projectId}`, 'admin');
     expect((asAdmin.body as unknown as Rec).members as Rec[]).toHaveLength(CAP);
   });
@@ -96,9 +98,9 @@ describe.each(await availableDrivers())('bounded relations and sparse fields on 
     expect((me.body.todos as Rec[]).map((r) => r.id)).toEqual(annTodos.slice(0, CAP));
     const project = await api.get(`/projects/${projectId}`, 'admin');
     expect((project.body.members as Rec[]).map((r) => r.id)).toEqual(members.slice(0, CAP));
-    // Inside each expanded member, its own to-many ids are bounded too.
+    // Inside each expanded member, its own to-many ids are placeholders, bounded by the embedded cap.
     const annInProject = (project.body.members as Rec[]).find((m) => m.id === ann.user.id);
-    if (annInProject) expect(annInProject.todos).toEqual(annTodos.slice(0, CAP));
+    if (annInProject) expect(annInProject.todos).toEqual(annTodos.slice(0, EMBEDDED_CAP));
   });
 
   it('pages through all 10,000 to-dos of a user at the sub-collection route with exact totals', async () => {
@@ -168,7 +170,7 @@ describe.each(await availableDrivers())('bounded relations and sparse fields on 
     const all = await api.get<Page>('/toDos?limit=1&fields=user.*', ann.token);
     expect(Object.keys(all.body.items[0]).sort()).toEqual(['id', 'user']);
     expect(Object.keys(all.body.items[0].user as Rec).sort()).toEqual(['email', 'id', 'name', 'projects', 'todos']);
-    expect((all.body.items[0].user as Rec).todos).toHaveLength(CAP);
+    expect((all.body.items[0].user as Rec).todos).toHaveLength(EMBEDDED_CAP);
     const single = await api.get(`/users/${ann.user.id}?fields=name,todos`, ann.token);
     expect(single.body).toEqual({ id: ann.user.id, name: 'Ann', todos: annTodos.slice(0, CAP) });
     const expanded = await api.get(`/users/${ann.user.id}?fields=todos.title`, ann.token);
@@ -211,7 +213,8 @@ describe.each(await availableDrivers())('bounded relations and sparse fields on 
       components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
     };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/users/{id}/todos', '/users/{id}/projects', '/projects/{id}/members']));
-    expect(doc.components.schemas.UserEmbedded.properties.todos.maxItems).toBe(CAP);
+    expect(doc.components.schemas.UserEmbedded.properties.todos.maxItems).toBe(EMBEDDED_CAP);
+    expect(String(doc.components.schemas.UserEmbedded.properties.todos.description)).toContain('APPBUILDER_EMBEDDED_ID_LIMIT');
     expect(doc.components.schemas.User.properties.todos.maxItems).toBe(CAP);
     expect(String(doc.components.schemas.User.properties.todos.description)).toContain('APPBUILDER_RELATION_LIMIT');
     const listParams = doc.paths['/toDos'].get!.parameters!;

@@ -20,7 +20,7 @@ export async function getOwnRecord(
   filesUrl?: string,
 ): Promise<JsonRecord | undefined> {
   const ctx: RuleContext = { auth: self, operation: 'read', now: new Date(), env: {} };
-  const json = new RecordJson(app, ctx, false, undefined, filesUrl);
+  const json = new RecordJson(app, ctx, false, filesUrl === undefined ? {} : { filesUrl });
   const result = await sql<{ body: string }>`select (${json.record(model, 't', false)})::text as body
     from ${tableOf(app, model)} t where t.id = cast(${self.id} as uuid)`.execute(executor);
   const text = result.rows[0]?.body;

@@ -24,6 +24,8 @@ export interface ReadContext extends RuleContext {
   bypassRules?: boolean;
   /** At most this many entries in a to-many id array or expansion (APPBUILDER_RELATION_LIMIT; default 100). */
   relationLimit?: number;
+  /** At most this many ids in a to-many id array inside an embedded record (APPBUILDER_EMBEDDED_ID_LIMIT; default 10). */
+  embeddedIdLimit?: number;
   /** The version's files route (absolute, ending in `/`): file fields read as URLs under it; else as stored. */
   filesUrl?: string;
 }
@@ -120,7 +122,7 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   const ctx = readContext(options.ctx);
   ctx.auth = await authForFilter(executor, app, model, ctx.auth, filter);
   const bypass = options.ctx.bypassRules === true;
-  const json = new RecordJson(app, ctx, bypass, options.ctx.relationLimit, options.ctx.filesUrl);
+  const json = new RecordJson(app, ctx, bypass, options.ctx);
   const keys = parseSort(app, model, options.sort, json.visibility(model));
   const selection = parseFields(app, model, options.fields, (m) => json.visibility(m));
   const conditions = (alias: string): Condition[] => [
@@ -184,7 +186,7 @@ async function get(
   fields?: string,
 ): Promise<{ text?: string; record?: JsonRecord } | undefined> {
   const ctx = readContext(context);
-  const json = new RecordJson(app, ctx, context.bypassRules === true, context.relationLimit, context.filesUrl);
+  const json = new RecordJson(app, ctx, context.bypassRules === true, context);
   // Checked first: a bad `fields` is a 400 whether or not the record exists.
   const selection: Selection | undefined = parseFields(app, model, fields, (m) => json.visibility(m));
   if (typeof id !== 'string' || !isUuid(id)) return undefined;

@@ -4,8 +4,10 @@
 // embedded record relationships are ids (to-one: id or null; to-many: array, never null). An
 // embedded record the caller may not read stays an id. Field rules hide fields.
 // Bounded relations (DESIGN §6): a to-many id array and a to-many expansion hold at most
-// `relationLimit` entries (APPBUILDER_RELATION_LIMIT), the first by id; the whole set is paged at
-// the sub-collection route. A selection (`fields=`, fields-param.ts) narrows the members and the SQL.
+// `relationLimit` entries (APPBUILDER_RELATION_LIMIT), the first by id; the id arrays inside an
+// embedded record are placeholders and hold at most `embeddedIdLimit` (APPBUILDER_EMBEDDED_ID_LIMIT,
+// default 10: at 100, twenty embedded users of a list carry 80 KB of ids nobody reads). The whole
+// set is paged at the sub-collection route. A selection (`fields=`, fields-param.ts) narrows the members and the SQL.
 import { sql, type RawBuilder } from 'kysely';
 import { ident } from '../../storage/sql.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
@@ -22,6 +24,18 @@ const EMPTY = sql.raw(`'[]'::json`);
 
 /** APPBUILDER_RELATION_LIMIT's default. */
 export const DEFAULT_RELATION_LIMIT = 100;
+/** APPBUILDER_EMBEDDED_ID_LIMIT's default. */
+export const DEFAULT_EMBEDDED_ID_LIMIT = 10;
+
+/** How large a statement's related sets may be, and where file fields point. */
+export interface RecordJsonOptions {
+  /** At most this many entries in a to-many id array or expansion (APPBUILDER_RELATION_LIMIT). */
+  relationLimit?: number;
+  /** At most this many ids in a to-many id array inside an embedded record (APPBUILDER_EMBEDDED_ID_LIMIT). */
+  embeddedIdLimit?: number;
+  /** The version's files route (absolute, ending in `/`): stored file keys read as URLs under it (file-urls.ts). */
+  filesUrl?: string;
+}
 
 /** Builds the JSON of one statement; aliases are numbered per statement so its text is stable. */
 export class RecordJson {
@@ -34,16 +48,20 @@ export class RecordJson {
   readonly extras = new Map<string, Set<string>>();
   private aliases = 0;
   private readonly visibilities = new Map<string, Map<string, FieldAccess>>();
+  readonly relationLimit: number;
+  readonly embeddedIdLimit: number;
+  readonly filesUrl?: string;
 
   constructor(
     readonly app: CompiledApp,
     readonly ctx: RuleContext,
     readonly bypassRules: boolean,
-    /** At most this many entries in a to-many id array or expansion (APPBUILDER_RELATION_LIMIT). */
-    readonly relationLimit: number = DEFAULT_RELATION_LIMIT,
-    /** The version's files route (absolute, ending in `/`): stored file keys read as URLs under it (file-urls.ts). */
-    readonly filesUrl?: string,
-  ) {}
+    options: RecordJsonOptions = {},
+  ) {
+    this.relationLimit = options.relationLimit ?? DEFAULT_RELATION_LIMIT;
+    this.embeddedIdLimit = Math.min(this.relationLimit, options.embeddedIdLimit ?? DEFAULT_EMBEDDED_ID_LIMIT);
+    if (options.filesUrl !== undefined) this.filesUrl = options.filesUrl;
+  }
 
   visibility(model: CompiledModel): Map<string, FieldAccess> {
     let visibility = this.visibilities.get(model.id);
@@ -61,9 +79,10 @@ export class RecordJson {
   /**
    * The record on row `alias` as `json`; `expand` resolves relationships to records (the top
    * level). With a selection, only its members (and `id`): a relationship it names alone stays
-   * ids, one it expands is expanded with the members it names.
+   * ids, one it expands is expanded with the members it names. `embedded`: the record sits inside
+   * another (its id arrays are placeholders, bounded by `embeddedIdLimit`).
    */
-  record(model: CompiledModel, alias: string, expand: boolean, selection?: Selection | null): RawBuilder<unknown> {
+  record(model: CompiledModel, alias: string, expand: boolean, selection?: Selection | null, embedded = false): RawBuilder<unknown> {
     const always: RawBuilder<unknown>[] = [sql`'id', ${col(alias, 'id')}`];
     const conditional: RawBuilder<unknown>[] = [];
     const visibility = this.visibility(model);
@@ -77,8 +96,8 @@ export class RecordJson {
         pick && field.relation
           ? pick.kind === 'expand'
             ? this.expanded(field, alias, pick.fields)
-            : this.ids(field, alias)
-          : this.value(model, field, alias, expand);
+            : this.ids(field, alias, embedded)
+          : this.value(model, field, alias, expand, embedded);
       const pair = sql`${field.name}::text, ${value}`;
       if (access.kind === 'visible') always.push(pair);
       else conditional.push(sql`case when ${access.condition(alias)} then jsonb_build_object(${pair}) else '{}'::jsonb end`);
@@ -110,7 +129,7 @@ export class RecordJson {
     return extra;
   }
 
-  private value(model: CompiledModel, field: CompiledField, alias: string, expand: boolean): RawBuilder<unknown> {
+  private value(model: CompiledModel, field: CompiledField, alias: string, expand: boolean, embedded: boolean): RawBuilder<unknown> {
     if (field.computed !== undefined) {
       const translated = computedSql(this.app, model, field, alias, { now: this.ctx.now, env: this.ctx.env ?? {} });
       if (translated) return translated.type === 'timestamptz' ? sql`to_char(${translated.sql} at time zone 'UTC', ${ISO_UTC})` : translated.sql;
@@ -119,7 +138,7 @@ export class RecordJson {
       this.jsComputed.set(model.id, list);
       return sql`null`; // a placeholder, filled after the fetch
     }
-    if (field.relation) return expand ? this.expanded(field, alias) : this.ids(field, alias);
+    if (field.relation) return expand ? this.expanded(field, alias) : this.ids(field, alias, embedded);
     const column = col(alias, field.column!);
     if (this.filesUrl !== undefined && isFileType(field.to)) return fileUrlSql(column, field.many, this.filesUrl);
     const type = sqlTypeOf(field.to);
@@ -134,7 +153,7 @@ export class RecordJson {
    * A relationship as ids: to-one an id or null, to-many an array of the ids of the related records
    * the caller may read (the others are not listed: their ids and number are not the caller's).
    */
-  private ids(field: CompiledField, alias: string): RawBuilder<unknown> {
+  private ids(field: CompiledField, alias: string, embedded = false): RawBuilder<unknown> {
     const relation = field.relation!;
     const storage = relation.storage;
     if (storage.kind === 'ownColumn') return col(alias, storage.column);
@@ -154,7 +173,7 @@ export class RecordJson {
       id = col('x', storage.otherColumn);
     }
     if (!field.many) return sql`(select ${id} from ${from} order by ${id} limit 1)`;
-    const limit = this.relationLimit;
+    const limit = embedded ? this.embeddedIdLimit : this.relationLimit;
     if (rule.kind === 'all') return sql`coalesce((select json_agg(b.id order by b.id) from (select ${id} as id from ${from} order by ${id} limit ${limit}) b), ${EMPTY})`;
     // Only the readable ones: the target's rule on its row (aliased apart: rules use `x` themselves).
     const table = sql`${tableOf(this.app, target)} ${ident(r)}`;
@@ -177,7 +196,7 @@ export class RecordJson {
     const e = `e${++this.aliases}`;
     const rule = this.readCondition(target, e);
     if (rule.kind === 'none') return field.many ? EMPTY : this.ids(field, alias);
-    const record = this.record(target, e, false, selection);
+    const record = this.record(target, e, false, selection, true);
     const item = rule.kind === 'all' || field.many ? record : sql`case when ${rule.sql} then ${record} else to_json(${col(e, 'id')}) end`;
     const table = sql`${tableOf(this.app, target)} ${ident(e)}`;
     let from: RawBuilder<unknown>;

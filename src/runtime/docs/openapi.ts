@@ -210,6 +210,8 @@ export interface OpenApiOptions {
   serverUrl: string;
   /** APPBUILDER_RELATION_LIMIT, stated on every to-many member (default 100). */
   relationLimit?: number;
+  /** APPBUILDER_EMBEDDED_ID_LIMIT, stated on every to-many member of an embedded record (default 10). */
+  embeddedIdLimit?: number;
 }
 
 export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApiDocument {
@@ -224,7 +226,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
   const responses = Object.fromEntries(
     Object.entries(ERROR_TEXT).map(([status, description]) => [`Problem${status}`, { description, content: { 'application/problem+json': { schema: schemaRef('Problem') } } }]),
   );
-  const schemas: Record<string, JsonSchema> = { Problem: PROBLEM, ...(files['/files'] ? { UploadedFile: UPLOADED_FILE } : {}), ...modelSchemas(app, options.relationLimit) };
+  const schemas: Record<string, JsonSchema> = { Problem: PROBLEM, ...(files['/files'] ? { UploadedFile: UPLOADED_FILE } : {}), ...modelSchemas(app, options) };
   if (app.userModel) {
     const create = schemas[`${safeName(app.userModel.name)}Create`] as { properties: Record<string, JsonSchema>; required?: string[] };
     schemas.SignUp = {

@@ -11,7 +11,7 @@
 import { describeDefaultExpression } from '../../definition/default-value.ts';
 import type { PrimitiveType } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
-import { DEFAULT_RELATION_LIMIT } from '../data/record-json.ts';
+import { DEFAULT_EMBEDDED_ID_LIMIT, DEFAULT_RELATION_LIMIT } from '../data/record-json.ts';
 import { computedSchema } from './computed-schema.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -103,18 +103,18 @@ export function fieldSchema(app: CompiledApp, field: CompiledField, relationForm
  * A to-many relationship as read: at most `relationLimit` entries, the first by id (DESIGN §6,
  * bounded relations); the whole set is paged at `GET /{resource}/{id}/{field}`.
  */
-function boundedToMany(schema: JsonSchema, model: CompiledModel, field: CompiledField, relationLimit: number): JsonSchema {
-  const bound = `At most ${relationLimit} entries (APPBUILDER_RELATION_LIMIT), the first by id; all of them, paged: GET /${model.resource}/{id}/${field.name}.`;
+function boundedToMany(schema: JsonSchema, model: CompiledModel, field: CompiledField, relationLimit: number, variable: string): JsonSchema {
+  const bound = `At most ${relationLimit} entries (${variable}), the first by id; all of them, paged: GET /${model.resource}/{id}/${field.name}.`;
   return { ...schema, maxItems: Math.min(relationLimit, (schema.maxItems as number | undefined) ?? relationLimit), description: `${schema.description ?? ''} ${bound}`.trim() };
 }
 
-function readSchema(app: CompiledApp, model: CompiledModel, relationForm: RelationForm, relationLimit: number): JsonSchema {
+function readSchema(app: CompiledApp, model: CompiledModel, relationForm: RelationForm, relationLimit: number, variable: string): JsonSchema {
   const properties: Record<string, JsonSchema> = { id: { ...UUID, readOnly: true } };
   const required = ['id'];
   for (const field of model.fields) {
     let schema = fieldSchema(app, field, relationForm, false);
     if (field.computed !== undefined) schema = { ...computedSchema(app, model, field), ...(schema.description ? { description: schema.description } : {}) };
-    else if (field.relation && field.many) schema = boundedToMany(schema, model, field, relationLimit);
+    else if (field.relation && field.many) schema = boundedToMany(schema, model, field, relationLimit, variable);
     properties[field.name] = schema;
     // A field under field rules may be left out for some callers.
     if (field.accessControl.rules.length === 0) required.push(field.name);
@@ -134,12 +134,14 @@ function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'u
 }
 
 /** Every component schema of the app's models, keyed by component name. */
-export function modelSchemas(app: CompiledApp, relationLimit = DEFAULT_RELATION_LIMIT): Record<string, JsonSchema> {
+export function modelSchemas(app: CompiledApp, bounds: { relationLimit?: number; embeddedIdLimit?: number } = {}): Record<string, JsonSchema> {
+  const relationLimit = bounds.relationLimit ?? DEFAULT_RELATION_LIMIT;
+  const embeddedIdLimit = Math.min(relationLimit, bounds.embeddedIdLimit ?? DEFAULT_EMBEDDED_ID_LIMIT);
   const schemas: Record<string, JsonSchema> = {};
   for (const model of app.models) {
     const name = safeName(model.name);
-    schemas[name] = readSchema(app, model, 'expanded', relationLimit);
-    schemas[`${name}Embedded`] = readSchema(app, model, 'id', relationLimit);
+    schemas[name] = readSchema(app, model, 'expanded', relationLimit, 'APPBUILDER_RELATION_LIMIT');
+    schemas[`${name}Embedded`] = readSchema(app, model, 'id', embeddedIdLimit, 'APPBUILDER_EMBEDDED_ID_LIMIT');
     schemas[`${name}Create`] = writeSchema(app, model, 'create');
     schemas[`${name}Update`] = writeSchema(app, model, 'update');
     schemas[`${name}Page`] = {

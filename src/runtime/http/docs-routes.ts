@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { CompiledApp } from '../compiled-app.ts';
-import { buildOpenApi } from '../docs/openapi.ts';
+import { buildOpenApi, type OpenApiOptions } from '../docs/openapi.ts';
 import { describeRateLimits } from '../docs/rate-limit-docs.ts';
 import { NO_RATE_LIMITS, type RateLimitSettings } from './rate-limits.ts';
 import type { RouteSource } from './router.ts';
@@ -54,14 +54,14 @@ function page(title: string, prefix: string): string {
  * page, with the swagger-ui assets under `/docs/assets/`). The page is left out when
  * the app itself serves `GET /docs` (a model whose resource is `docs`, or a trigger).
  */
-export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE_LIMITS, relationLimit?: number): RouteSource {
+export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE_LIMITS, bounds: Pick<OpenApiOptions, 'relationLimit' | 'embeddedIdLimit'> = {}): RouteSource {
   const documents = new WeakMap<CompiledApp, string>();
   return (app) => {
     const prefix = `${appsPath}/${app.applicationId}/api/v${app.serverVersion}`;
     const document = () => {
       let text = documents.get(app);
       if (text === undefined) {
-        text = JSON.stringify(describeRateLimits(buildOpenApi(app, { serverUrl: prefix, relationLimit }), limits));
+        text = JSON.stringify(describeRateLimits(buildOpenApi(app, { serverUrl: prefix, ...bounds }), limits));
         documents.set(app, text);
       }
       return text;

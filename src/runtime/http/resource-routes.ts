@@ -3,7 +3,6 @@ import type { Db } from '../../storage/db.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { authOf, bypassesRules, type Caller } from '../caller.ts';
 import { getRecord, getRecordJson, listRecordsJson, type ListOptions, type ReadContext } from '../data/read.ts';
-import { DEFAULT_RELATION_LIMIT } from '../data/record-json.ts';
 import { listRelatedJson, subCollectionFields } from '../data/related.ts';
 import { createRecord, deleteRecord, updateRecord } from '../writes/records.ts';
 import { fileUrlsAsKeys } from '../writes/file-keys.ts';
@@ -14,10 +13,12 @@ import type { AppRequest, AppRoute } from './types.ts';
 export interface ResourceRouteOptions {
   /** APPBUILDER_RELATION_LIMIT: entries of a to-many id array or expansion (DESIGN §6). */
   relationLimit?: number;
+  /** APPBUILDER_EMBEDDED_ID_LIMIT: ids of a to-many id array inside an embedded record. */
+  embeddedIdLimit?: number;
 }
 
-function readContext(caller: Caller, env: Record<string, string> = {}, relationLimit = DEFAULT_RELATION_LIMIT, filesUrl?: string): ReadContext {
-  return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller), relationLimit, ...(filesUrl ? { filesUrl } : {}) };
+function readContext(caller: Caller, env: Record<string, string> = {}, bounds: ResourceRouteOptions = {}, filesUrl?: string): ReadContext {
+  return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller), ...bounds, ...(filesUrl ? { filesUrl } : {}) };
 }
 
 function intParam(request: AppRequest, name: string, fallback: number, max: number): number {
@@ -34,9 +35,9 @@ function textParam(request: AppRequest, name: string): string | undefined {
 }
 
 /** The query parameters of a list (and of a sub-collection): limit 0-1000 (0: the total alone), offset, sort, filter, fields. */
-function listOptions(request: AppRequest, relationLimit: number): ListOptions {
+function listOptions(request: AppRequest, bounds: ResourceRouteOptions): ListOptions {
   return {
-    ctx: readContext(request.caller, request.values?.env, relationLimit, request.filesUrl),
+    ctx: readContext(request.caller, request.values?.env, bounds, request.filesUrl),
     limit: intParam(request, 'limit', 20, 1000),
     offset: intParam(request, 'offset', 0, Number.MAX_SAFE_INTEGER),
     sort: textParam(request, 'sort'),
@@ -46,13 +47,13 @@ function listOptions(request: AppRequest, relationLimit: number): ListOptions {
 }
 
 /** `GET /{resource}/{id}/{field}` for each to-many relationship: its whole set, paged (data/related.ts). */
-function subCollectionRoutes(db: Db, app: CompiledApp, model: CompiledModel, relationLimit: number): AppRoute[] {
+function subCollectionRoutes(db: Db, app: CompiledApp, model: CompiledModel, bounds: ResourceRouteOptions): AppRoute[] {
   return subCollectionFields(model).map((field) => ({
     method: 'GET',
     path: `/${model.resource}/:id/${field.name}`,
     handler: async (request) => {
       checkId(model, request.params.id);
-      const json = await listRelatedJson(db, app, model, request.params.id, field, listOptions(request, relationLimit));
+      const json = await listRelatedJson(db, app, model, request.params.id, field, listOptions(request, bounds));
       if (json === undefined) throw recordNotFound(model, request.params.id);
       return { status: 200, json };
     },
@@ -60,24 +61,24 @@ function subCollectionRoutes(db: Db, app: CompiledApp, model: CompiledModel, rel
 }
 
 /** The five routes of one model: list, read, create, update, delete (DESIGN §6). */
-function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit: AfterCommit, relationLimit: number): AppRoute[] {
+function modelRoutes(db: Db, app: CompiledApp, model: CompiledModel, afterCommit: AfterCommit, bounds: ResourceRouteOptions): AppRoute[] {
   const base = `/${model.resource}`;
   const readBack = async (request: AppRequest, id: string, status: number) => {
-    const record = await getRecord(db, app, model, id, readContext(request.caller, request.values?.env, relationLimit, request.filesUrl));
+    const record = await getRecord(db, app, model, id, readContext(request.caller, request.values?.env, bounds, request.filesUrl));
     return { status, body: record ?? { id } };
   };
   return [
     {
       method: 'GET',
       path: base,
-      handler: async (request) => ({ status: 200, json: await listRecordsJson(db, app, model, listOptions(request, relationLimit)) }),
+      handler: async (request) => ({ status: 200, json: await listRecordsJson(db, app, model, listOptions(request, bounds)) }),
     },
     {
       method: 'GET',
       path: `${base}/:id`,
       handler: async (request) => {
         checkId(model, request.params.id);
-        const ctx = readContext(request.caller, request.values?.env, relationLimit, request.filesUrl);
+        const ctx = readContext(request.caller, request.values?.env, bounds, request.filesUrl);
         const json = await getRecordJson(db, app, model, request.params.id, ctx, textParam(request, 'fields'));
         if (json === undefined) throw recordNotFound(model, request.params.id);
         return { status: 200, json };
@@ -125,6 +126,5 @@ function checkId(model: CompiledModel, id: string): void {
 }
 
 export function resourceRoutes(db: Db, afterCommit: AfterCommit, options: ResourceRouteOptions = {}): RouteSource {
-  const relationLimit = options.relationLimit ?? DEFAULT_RELATION_LIMIT;
-  return (app) => app.models.flatMap((model) => [...modelRoutes(db, app, model, afterCommit, relationLimit), ...subCollectionRoutes(db, app, model, relationLimit)]);
+  return (app) => app.models.flatMap((model) => [...modelRoutes(db, app, model, afterCommit, options), ...subCollectionRoutes(db, app, model, options)]);
 }
