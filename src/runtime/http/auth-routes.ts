@@ -18,7 +18,7 @@ export function authRoutes(auth: EndUserAuth, throttle = new LoginThrottle(NO_RA
         method: 'POST',
         path: '/auth/login',
         handler: (request) =>
-          throttle.login(request.app, request.address ?? '', request.body, async () => ({ status: 200, body: await auth.login(request.app, request.body, request.filesUrl) })),
+          throttle.login(request.app, request.address ?? '', request.body, async () => ({ status: 200, body: await auth.login(request.app, request.body, request.filesUrl, request.values?.env) })),
       },
       {
         method: 'GET',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { jwtVerify } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.ts';
 import { ident } from '../../storage/sql.ts';
@@ -15,14 +15,11 @@ import { getOwnRecord } from '../data/own-record.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
 import { CREDENTIALS_TABLE } from '../schema-extras.ts';
 import { endUserCache } from '../end-user-cache.ts';
-
-const TOKEN_TTL = '24h';
+import { accessTokenLive, DEFAULT_SESSION_SETTINGS, issueSession, type AccessClaims, type IssuedSession, type SessionContext, type SessionSettings } from '../accounts/sessions.ts';
+import { requireVerified } from '../accounts/verified.ts';
 const MIN_PASSWORD = 8;
 
-export interface Session {
-  token: string;
-  user: JsonRecord;
-}
+export type Session = IssuedSession;
 
 /**
  * Sign-up is anonymous and runs as the system, so it may not set relationships: those would link
@@ -54,14 +51,21 @@ const UNKNOWN_EMAIL_HASH = hashSecret(randomBytes(32).toString('base64url'));
 /** End users of a generated app: sign-up, log-in, and the tokens that carry them (JWT, per-app key). */
 export class EndUserAuth {
   /** Tokens whose signature was checked: app and token → subject and expiry (seconds). */
-  readonly #verified = new Map<string, { sub: string; exp: number }>();
+  readonly #verified = new Map<string, { claims: AccessClaims; exp: number }>();
 
   constructor(
     private readonly db: Db,
     private readonly keys: AppKeys,
     /** Announces the sign-up's commit, so its `{User}.created` event is dispatched at once. */
     private readonly afterCommit: AfterCommit = new AfterCommit(),
+    /** Token lifetimes (APPBUILDER_APP_TOKEN_TTL, APPBUILDER_APP_REFRESH_TTL). */
+    readonly sessions: SessionSettings = DEFAULT_SESSION_SETTINGS,
   ) {}
+
+  /** What the account routes (accounts/*.ts) need to issue or end sessions of `app`'s users. */
+  sessionContext(app: CompiledApp, filesUrl?: string): SessionContext {
+    return { db: this.db, keys: this.keys, app, settings: this.sessions, ...(filesUrl === undefined ? {} : { filesUrl }) };
+  }
 
   async signup(app: CompiledApp, body: unknown, filesUrl?: string): Promise<Session> {
     const model = userModelOf(app);
@@ -84,10 +88,11 @@ export class EndUserAuth {
       await sql`insert into ${ident(app.schema, CREDENTIALS_TABLE)} (user_id, password_hash) values (${created.id}, ${hash})`.execute(trx);
       return created;
     });
-    return { token: await this.issue(app, user.id), user: await this.profile(app, user, filesUrl) };
+    return issueSession(this.sessionContext(app, filesUrl), user);
   }
 
-  async login(app: CompiledApp, body: unknown, filesUrl?: string): Promise<Session> {
+  /** `env`: the app's variables now (`AUTH_REQUIRE_VERIFIED`, accounts/verified.ts). */
+  async login(app: CompiledApp, body: unknown, filesUrl?: string, env: Record<string, string> = {}): Promise<Session> {
     const model = userModelOf(app);
     const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
     if (typeof email !== 'string' || typeof password !== 'string') {
@@ -102,7 +107,8 @@ export class EndUserAuth {
     const valid = await verifySecret(password, row?.password_hash ?? (await UNKNOWN_EMAIL_HASH));
     if (!row || !valid) throw unauthorized('The email or the password is not right.');
     const user = (await readPlainRecord(this.db.kysely, app, model, row.id))!;
-    return { token: await this.issue(app, row.id), user: await this.profile(app, user, filesUrl) };
+    requireVerified(app, user, env);
+    return issueSession(this.sessionContext(app, filesUrl), user);
   }
 
   /**
@@ -118,44 +124,48 @@ export class EndUserAuth {
   async verify(app: CompiledApp, token: string): Promise<PlainRecord | null> {
     if (!app.userModel) return null;
     try {
-      const sub = await this.#subject(app, token);
-      if (sub === null) return null;
+      const claims = await this.claims(app, token);
+      if (claims === null) return null;
       // Only what the app's expressions read of `auth` (auth-reads.ts), kept between requests while
       // the user row is unchanged (end-user-cache.ts); a deleted user's token stops working.
-      return (await endUserCache.load(this.db.kysely, app, sub)) ?? null;
+      const user = await endUserCache.load(this.db.kysely, app, claims.sub);
+      // Logged out (everywhere), or the password was reset: refused before it expires (accounts/sessions.ts).
+      if (!user || !(await accessTokenLive(this.db, app, user, claims, this.sessions.accessTtlSeconds))) return null;
+      return user;
     } catch {
       return null;
     }
   }
 
   /**
-   * The subject of a valid token. A signature once checked is remembered (a client sends the same
-   * token on every request; the check is a few per cent of a trigger's CPU); expiry is checked each time.
+   * The claims of a valid token (signature and expiry; not revocation, which `verify` checks), or
+   * null. A signature once checked is remembered (a client sends the same token on every request;
+   * the check is a few per cent of a trigger's CPU); expiry is checked each time.
    */
-  async #subject(app: CompiledApp, token: string): Promise<string | null> {
+  async claims(app: CompiledApp, token: string): Promise<AccessClaims | null> {
     const cacheKey = `${app.applicationId} ${token}`;
     const known = this.#verified.get(cacheKey);
     if (known) {
-      if (known.exp > Math.floor(Date.now() / 1000)) return known.sub;
+      if (known.exp > Math.floor(Date.now() / 1000)) return known.claims;
       this.#verified.delete(cacheKey);
     }
     const key = await this.keys.jwtKey(app.applicationId);
-    const { payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] });
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, key, { audience: `app:${app.applicationId}`, algorithms: ['HS256'] }));
+    } catch {
+      return null;
+    }
     if (typeof payload.sub !== 'string') return null;
+    const claims: AccessClaims = {
+      sub: payload.sub,
+      ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),
+      issuedAtMs: typeof payload.ims === 'number' ? payload.ims : (payload.iat ?? 0) * 1000,
+    };
     if (typeof payload.exp === 'number' && payload.nbf === undefined) {
       if (this.#verified.size >= MAX_VERIFIED_TOKENS) this.#verified.clear();
-      this.#verified.set(cacheKey, { sub: payload.sub, exp: payload.exp });
+      this.#verified.set(cacheKey, { claims, exp: payload.exp });
     }
-    return payload.sub;
-  }
-
-  private async issue(app: CompiledApp, userId: string): Promise<string> {
-    return new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(userId)
-      .setAudience(`app:${app.applicationId}`)
-      .setIssuedAt()
-      .setExpirationTime(TOKEN_TTL)
-      .sign(await this.keys.jwtKey(app.applicationId));
+    return claims;
   }
 }
