@@ -12,7 +12,6 @@ import * as monitoring from './010-monitoring.ts';
 import * as specifications from './011-specifications.ts';
 import * as appFiles from './012-app-files.ts';
 import * as realtime from './013-realtime.ts';
-import * as realtime from './013-realtime.ts';
 import * as accounts from './014-accounts.ts';
 import * as accountFactors from './015-account-factors.ts';
 import * as figma from './016-figma.ts';
@@ -37,7 +36,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: 'monitoring', up: monitoring.up },
   { version: 11, name: 'specifications', up: specifications.up },
   { version: 12, name: 'app-files', up: appFiles.up },
-  { version: 13, name: 'realtime', up: realtime.up },
   { version: 13, name: 'realtime', up: realtime.up },
   { version: 14, name: 'accounts', up: accounts.up },
   { version: 15, name: 'account-factors', up: accountFactors.up },
