@@ -34,6 +34,7 @@ import { applicationConfigurationRoutes, projectConfigurationRoutes } from './ro
 import { assistantRoutes } from './routes/assistant.ts';
 import { attachmentRoutes } from './routes/attachments.ts';
 import { specificationRoutes } from './routes/specifications.ts';
+import { figmaRoutes } from './routes/figma.ts';
 import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { guardManagementRoutes } from '../access/guard.ts';
@@ -166,10 +167,10 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
   // Messages are stored per project, so the group lives under the projects prefix (DESIGN §15).
   const assistantGroup = (s: Services) => assistantRoutes(s.assistant);
   if (config.projectsPath === config.basePath) {
-    await management(app, config.basePath, [...applicationGroups, projectRoutes, assistantGroup, projectConfigurationRoutes, attachmentRoutes, specificationRoutes]);
+    await management(app, config.basePath, [...applicationGroups, projectRoutes, assistantGroup, projectConfigurationRoutes, attachmentRoutes, specificationRoutes, figmaRoutes]);
   } else {
     await management(app, config.basePath, applicationGroups);
-    await management(app, config.projectsPath, [projectRoutes, assistantGroup, projectConfigurationRoutes, attachmentRoutes, specificationRoutes]);
+    await management(app, config.projectsPath, [projectRoutes, assistantGroup, projectConfigurationRoutes, attachmentRoutes, specificationRoutes, figmaRoutes]);
   }
   for (const plugin of extraPlugins) await app.register(plugin);
   return app;

@@ -8,7 +8,7 @@ import type { Actor } from '../access/roles.ts';
 import { conflict, notFound } from '../errors.ts';
 import { notifyConfigChange, type AppValuesCache } from '../secrets/app-values.ts';
 import { DataKeys, type Owner, type OwnerKind } from '../secrets/data-keys.ts';
-import { seal, valueAad } from '../secrets/envelope.ts';
+import { open, seal, valueAad } from '../secrets/envelope.ts';
 import { checkName, checkValue } from '../secrets/names.ts';
 import { withSecretTables, type ConfigValuesTable, type SecretsExecutor, type ValueKind } from '../secrets/tables.ts';
 import type { Db } from '../storage/db.ts';
@@ -142,6 +142,13 @@ export class ConfigurationService {
     const result = within ? await write(within) : await this.db.kysely.transaction().execute(write);
     this.forget(owner);
     return result;
+  }
+
+  /** A secret's value, for the service's own outbound calls (a project's Figma token); never part of an answer. */
+  async secretValue(customerId: string, owner: Owner, name: string): Promise<string> {
+    const row = await this.get(customerId, owner, 'secret', name);
+    const key = await this.dataKeys.key(owner);
+    return open(row.sealed_value!, key, valueAad(owner.id, name, row.version)).toString('utf8');
   }
 
   async delete(customerId: string, owner: Owner, kind: ValueKind, name: string): Promise<void> {

@@ -24,6 +24,7 @@ import { BuilderService } from './builders.ts';
 import { AuditService } from '../access/audit.ts';
 import { AttachmentService } from './attachments.ts';
 import { SpecificationService } from './specifications.ts';
+import { FigmaService } from './figma.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
 export interface Services {
@@ -50,6 +51,7 @@ export interface Services {
   audit: AuditService;
   attachments: AttachmentService;
   specifications: SpecificationService;
+  figma: FigmaService;
 }
 
 export interface ServiceDependencies {
@@ -101,6 +103,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     audit: new AuditService(db),
     attachments,
     specifications: new SpecificationService(db, attachments, applications, jobs, queue),
+    figma: new FigmaService(db, attachments, configuration, jobs, queue),
   };
 }
 

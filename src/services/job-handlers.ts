@@ -26,4 +26,6 @@ export async function registerJobHandlers(services: Services): Promise<void> {
   await services.queue.register('frontend_bundle', (job) => services.frontendBundles.runJob(job), { retryLimit: 1, expireInSeconds: 300 });
   // Building is deterministic: a document that cannot be read fails the same way again, so no retry.
   await services.queue.register('specification_generation', (job) => services.specifications.run(job), { retryLimit: 0, expireInSeconds: 300 });
+  // Rendering a stored file is deterministic too: a node that cannot be rendered fails again.
+  await services.queue.register('figma_code_generation', (job) => services.figma.run(job), { retryLimit: 0, expireInSeconds: 300 });
 }

@@ -23,6 +23,8 @@ export interface GuardedRequest {
   hops: number;
   /** The run's own abort (wall time). */
   signal: AbortSignal;
+  /** The largest response body taken (default MAX_RESPONSE_BYTES). */
+  maxBytes?: number;
 }
 
 export interface HttpResult {
@@ -31,7 +33,7 @@ export interface HttpResult {
   body: JsonValue;
 }
 
-interface RawResponse {
+export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
@@ -44,6 +46,12 @@ const OWN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-e
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 export async function guardedRequest(options: GuardedRequest): Promise<HttpResult> {
+  return decode(await guardedFetch(options));
+}
+
+/** The same request, answering the body as bytes (other callers of the guard: Figma imports). */
+export async function guardedFetch(options: GuardedRequest): Promise<RawResponse> {
+  const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
   const deadline = Date.now() + options.timeoutMs;
   let url = parseUrl(options.url);
   let method = options.method.toUpperCase();
@@ -55,13 +63,13 @@ export async function guardedRequest(options: GuardedRequest): Promise<HttpResul
   for (let hop = 0; ; hop++) {
     const target = await beforeDeadline(resolveChecked(url, options.allow), deadline, url);
     const sent = { ...headers, [HOPS_HEADER]: String(options.hops) };
-    const response = await send(url, target, method, sent, payload, deadline, options.signal).catch((error: unknown) => {
+    const response = await send(url, target, method, sent, payload, deadline, options.signal, maxBytes).catch((error: unknown) => {
       // Network failures arrive as ActionErrors; anything else is Node refusing the request itself.
       if (error instanceof ActionError) throw error;
       throw new ActionError(400, 'http_invalid_request', `Invalid http.request: ${(error as Error).message}`);
     });
     const location = response.headers.location;
-    if (!REDIRECTS.has(response.status) || !location) return decode(response);
+    if (!REDIRECTS.has(response.status) || !location) return response;
     if (hop >= MAX_REDIRECTS) {
       throw new ActionError(502, 'http_too_many_redirects', `More than ${MAX_REDIRECTS} redirects from ${options.url}.`);
     }
@@ -129,6 +137,7 @@ function send(
   payload: Buffer | undefined,
   deadline: number,
   signal: AbortSignal,
+  maxBytes: number,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === 'https:';
@@ -166,12 +175,12 @@ function send(
     req.on('error', fail);
     req.on('response', (res: IncomingMessage) => {
       const declared = Number(res.headers['content-length']);
-      if (declared > MAX_RESPONSE_BYTES) return stop(tooLarge(url));
+      if (declared > maxBytes) return stop(tooLarge(url, maxBytes));
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) stop(tooLarge(url));
+        if (size > maxBytes) stop(tooLarge(url, maxBytes));
         else chunks.push(chunk);
       });
       res.on('error', fail);
@@ -184,8 +193,8 @@ function send(
   });
 }
 
-function tooLarge(url: URL): ActionError {
-  const message = `The response of ${url.host} is larger than ${MAX_RESPONSE_BYTES} bytes.`;
+function tooLarge(url: URL, maxBytes: number): ActionError {
+  const message = `The response of ${url.host} is larger than ${maxBytes} bytes.`;
   return new ActionError(502, 'http_response_too_large', message);
 }
 
