@@ -7,6 +7,8 @@ import { AfterCommit } from './http/after-commit.ts';
 import { generatedAppsPlugin } from './http/plugin.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
+import { accountProviderRoutes } from './http/account-provider-routes.ts';
+import { mfaGate } from './accounts/mfa.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { clientRoutes } from './http/client-route.ts';
 import { AppRateLimits, NO_RATE_LIMITS, type RateLimitSettings } from './http/rate-limits.ts';
@@ -55,6 +57,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
   const registry = new DeploymentRegistry(db);
   const afterCommit = new AfterCommit();
   const auth = new EndUserAuth(db, new AppKeys(db, options.masterKey), afterCommit);
+  const mfa = mfaGate(db, options.masterKey);
   const runs = new RunStore(db);
   const runner = new ActionRunner(db, afterCommit, runs, {}, options.appValues);
   const limits = options.rateLimits ?? NO_RATE_LIMITS;
@@ -79,7 +82,8 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
-          authRoutes(auth, new LoginThrottle(limits)),
+          authRoutes(auth, new LoginThrottle(limits), mfa),
+          accountProviderRoutes({ db, auth, afterCommit, mfa, limits }),
           docsRoutes(appsPath, limits, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           clientRoutes(),
           triggerRoutes(runner),
