@@ -40,7 +40,8 @@ export function linearGradientGeometry(handles: Array<{ x: number; y: number }>,
   const u = { x: Math.sin(rad), y: -Math.cos(rad) };
   const length = Math.abs(width * u.x) + Math.abs(height * u.y) || 1;
   const along = (p: { x: number; y: number }) => ((p.x - width / 2) * u.x + (p.y - height / 2) * u.y + length / 2) / length;
-  return { angle: round(angle), start: along(p0), end: along(p1) };
+  const fine = (v: number) => Math.round(v * 1e4) / 1e4 + 0; // + 0 turns -0 into 0
+  return { angle: round(angle), start: fine(along(p0)), end: fine(along(p1)) };
 }
 
 function gradientStops(paint: FigmaPaint, at: (position: number) => number): string {
