@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadStorageConfig, type StorageConfig } from './files/config.ts';
+import { loadAccountSettings, type AccountSettings } from './runtime/accounts/settings.ts';
 
 /** Everything the service reads from its environment, read in one place. */
 export interface Config {
@@ -56,6 +57,8 @@ export interface Config {
   assistant: { url: string | null; model: string | null; key: string | null; timeoutMs: number };
   /** Customers' files (DESIGN §12): driver, limits, S3 (src/files/config.ts). */
   storage: StorageConfig;
+  /** End-user accounts (DESIGN §18): sessions, mail, account-route limits (src/runtime/accounts/settings.ts). */
+  accounts: AccountSettings;
 }
 
 function trimPath(path: string): string {
@@ -121,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: intFrom(env.APPBUILDER_ASSISTANT_TIMEOUT, 30_000),
     },
     storage: loadStorageConfig(env, resolve(env.APPBUILDER_DATA_DIR ?? './.appbuilder')),
+    accounts: loadAccountSettings(env, durationSeconds),
     ...overrides,
   };
 }

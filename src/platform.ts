@@ -86,6 +86,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       appValues,
       appFiles: new AppFiles(db, files, config.storage.appMaxFileBytes),
       publicUrl: config.publicUrl,
+      accounts: config.accounts,
       requestLog: requestLogFor(db, config),
       builderCustomer: async (request) => {
         const key = request.headers['x-svc-api-client'];

@@ -9,6 +9,11 @@ import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
 import { mfaGate } from './accounts/mfa.ts';
+import { accountRoutes } from './accounts/routes.ts';
+import { AccountEmails } from './accounts/email-flows.ts';
+import { AccountLimits } from './accounts/limits.ts';
+import { Mailer } from './accounts/mailer.ts';
+import { DEFAULT_ACCOUNT_SETTINGS, type AccountSettings } from './accounts/settings.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { clientRoutes } from './http/client-route.ts';
 import { AppRateLimits, NO_RATE_LIMITS, type RateLimitSettings } from './http/rate-limits.ts';
@@ -51,12 +56,15 @@ export interface RuntimeOptions {
   appFiles?: AppFiles;
   /** APPBUILDER_PUBLIC_URL: the origin of the file URLs the apps answer; else the request's. */
   publicUrl?: string | null;
+  /** End-user sessions and mails (DESIGN §18; accounts/settings.ts); the defaults when left out. */
+  accounts?: AccountSettings;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
   const registry = new DeploymentRegistry(db);
   const afterCommit = new AfterCommit();
-  const auth = new EndUserAuth(db, new AppKeys(db, options.masterKey), afterCommit);
+  const accounts = options.accounts ?? DEFAULT_ACCOUNT_SETTINGS;
+  const auth = new EndUserAuth(db, new AppKeys(db, options.masterKey), afterCommit, accounts);
   const mfa = mfaGate(db, options.masterKey);
   const runs = new RunStore(db);
   const runner = new ActionRunner(db, afterCommit, runs, {}, options.appValues);
@@ -70,6 +78,9 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
       // HTTP-trigger runs are stored just after their requests (runs/run-buffer.ts): written before the service stops.
       fastify.addHook('onClose', () => runs.flush());
       if (options.requestLog) fastify.addHook('onClose', () => options.requestLog!.flush());
+      const mailer = new Mailer(fastify.log);
+      // Mails still queued are dropped (their tokens expire unused); SMTP would hold the stop for minutes.
+      fastify.addHook('onClose', async () => mailer.close());
       await generatedAppsPlugin({
         appsPath,
         registry,
@@ -84,6 +95,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           authRoutes(auth, new LoginThrottle(limits), mfa),
           accountProviderRoutes({ db, auth, afterCommit, mfa, limits }),
+          accountRoutes(auth, new AccountEmails(db, mailer, accounts), new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),
           docsRoutes(appsPath, limits, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           clientRoutes(),
           triggerRoutes(runner),

@@ -21,6 +21,7 @@ import { forgetUser, USERS_CHANNEL } from '../end-user-cache.ts';
 import { getOwnRecord } from '../data/own-record.ts';
 import type { JsonRecord } from '../data/read.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
+import { DEFAULT_ACCOUNT_SETTINGS } from './settings.ts';
 
 export interface SessionSettings {
   /** APPBUILDER_APP_TOKEN_TTL: lifetime of an access token, seconds (default 900). */
@@ -29,7 +30,10 @@ export interface SessionSettings {
   refreshTtlSeconds: number;
 }
 
-export const DEFAULT_SESSION_SETTINGS: SessionSettings = { accessTtlSeconds: 900, refreshTtlSeconds: 30 * 86400 };
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  accessTtlSeconds: DEFAULT_ACCOUNT_SETTINGS.accessTtlSeconds,
+  refreshTtlSeconds: DEFAULT_ACCOUNT_SETTINGS.refreshTtlSeconds,
+};
 
 /** What a route handler has at hand to issue or end sessions (EndUserAuth.sessionContext gives it). */
 export interface SessionContext {

@@ -16,7 +16,8 @@ import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
 import { CREDENTIALS_TABLE } from '../schema-extras.ts';
 import { endUserCache } from '../end-user-cache.ts';
 import { accessTokenLive, DEFAULT_SESSION_SETTINGS, issueSession, type AccessClaims, type IssuedSession, type SessionContext, type SessionSettings } from '../accounts/sessions.ts';
-import { requireVerified } from '../accounts/verified.ts';
+import { requireVerified, verifiedField } from '../accounts/verified.ts';
+
 const MIN_PASSWORD = 8;
 
 export type Session = IssuedSession;
@@ -73,6 +74,9 @@ export class EndUserAuth {
     const password = input.password;
     delete input.password;
     refuseRelationships(model, input);
+    if (verifiedField(app) && Object.hasOwn(input, 'verified')) {
+      throw unprocessable('An address is verified by the link of the verification mail, not at sign-up.', [{ path: '/verified', message: 'cannot be set at sign-up' }]);
+    }
     if (typeof password !== 'string' || password.length < MIN_PASSWORD) {
       throw unprocessable('The password is too short.', [{ path: '/password', message: `needs at least ${MIN_PASSWORD} characters` }]);
     }

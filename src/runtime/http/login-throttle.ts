@@ -34,7 +34,7 @@ function emailOf(body: unknown): string | null {
 }
 
 /** A 429 problem answer with `Retry-After`, returned (a thrown problem carries no headers). */
-function tooMany(retryAfterSeconds: number, detail: string): AppResponse {
+export function tooMany(retryAfterSeconds: number, detail: string): AppResponse {
   const problem = tooManyRequests(null, retryAfterSeconds, detail);
   return {
     status: 429,

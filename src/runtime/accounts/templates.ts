@@ -1,0 +1,76 @@
+// The mails of the account flows: a subject, a text and an HTML body per kind, with defaults that
+// need nothing set. An application replaces any of them with its variables (DESIGN §11; read per
+// request, so a change applies without republishing, as `SMTP_URL` does): `MAIL_VERIFY_SUBJECT`,
+// `MAIL_VERIFY_TEXT`, `MAIL_VERIFY_HTML`, the same with `PASSWORD_RESET` and `EMAIL_CHANGE`, and
+// `MAIL_FROM`. They are Mustache templates over `appName`, `link`, `token`, `email`, `expiresIn`;
+// the HTML body escapes what it inserts, the text and the subject insert it as it is.
+import Mustache from 'mustache';
+
+export type MailKind = 'verify' | 'passwordReset' | 'emailChange';
+
+export interface MailView {
+  appName: string;
+  /** The page of the app's frontend that takes the token. */
+  link: string;
+  token: string;
+  /** The address the mail goes to. */
+  email: string;
+  /** How long the link works, in words (`24 hours`). */
+  expiresIn: string;
+}
+
+interface Template {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const DEFAULTS: Record<MailKind, Template> = {
+  verify: {
+    subject: 'Confirm your email address for {{appName}}',
+    text: 'Hello,\n\nplease confirm that {{email}} is your address for {{appName}} by opening this link:\n\n{{link}}\n\nIt works once, for {{expiresIn}}. If you did not sign up for {{appName}}, ignore this mail.\n',
+    html: '<p>Hello,</p><p>please confirm that {{email}} is your address for {{appName}}:</p><p><a href="{{link}}">Confirm my email address</a></p><p>The link works once, for {{expiresIn}}. If you did not sign up for {{appName}}, ignore this mail.</p>',
+  },
+  passwordReset: {
+    subject: 'Choose a new password for {{appName}}',
+    text: 'Hello,\n\nsomeone asked to reset the password of the {{appName}} account of {{email}}. Choose a new one here:\n\n{{link}}\n\nIt works once, for {{expiresIn}}, and logs the account out everywhere. If you did not ask for it, ignore this mail: your password stays as it is.\n',
+    html: '<p>Hello,</p><p>someone asked to reset the password of the {{appName}} account of {{email}}.</p><p><a href="{{link}}">Choose a new password</a></p><p>The link works once, for {{expiresIn}}, and logs the account out everywhere. If you did not ask for it, ignore this mail: your password stays as it is.</p>',
+  },
+  emailChange: {
+    subject: 'Confirm your new email address for {{appName}}',
+    text: 'Hello,\n\nconfirm {{email}} as the new address of your {{appName}} account by opening this link:\n\n{{link}}\n\nIt works once, for {{expiresIn}}. If you did not ask for it, ignore this mail.\n',
+    html: '<p>Hello,</p><p>confirm {{email}} as the new address of your {{appName}} account:</p><p><a href="{{link}}">Confirm my new address</a></p><p>The link works once, for {{expiresIn}}. If you did not ask for it, ignore this mail.</p>',
+  },
+};
+
+const VARIABLE_PREFIX: Record<MailKind, string> = { verify: 'MAIL_VERIFY', passwordReset: 'MAIL_PASSWORD_RESET', emailChange: 'MAIL_EMAIL_CHANGE' };
+
+/** The names of the variables an application may set for its mails. */
+export const TEMPLATE_VARIABLES = Object.values(VARIABLE_PREFIX).flatMap((prefix) => ['SUBJECT', 'TEXT', 'HTML'].map((part) => `${prefix}_${part}`));
+
+const asIs = (value: unknown): string => String(value);
+
+function render(template: string, view: MailView, escape: boolean): string {
+  // No partials; `{{{…}}}` and `{{&…}}` still insert unescaped where a builder asks for it.
+  return escape ? Mustache.render(template, view) : Mustache.render(template, view, {}, { escape: asIs });
+}
+
+/** The subject, text and HTML of a mail of `kind`, from the app's variables or the defaults. */
+export function renderMail(kind: MailKind, view: MailView, env: Record<string, string>): Template {
+  const prefix = VARIABLE_PREFIX[kind];
+  const pick = (part: keyof Template) => env[`${prefix}_${part.toUpperCase()}`] || DEFAULTS[kind][part];
+  return {
+    // A subject is one line: a template's line breaks would start the headers' body.
+    subject: render(pick('subject'), view, false).replace(/[\r\n]+/g, ' ').trim(),
+    text: render(pick('text'), view, false),
+    html: render(pick('html'), view, true),
+  };
+}
+
+/** `3600` → `1 hour`, `86400` → `24 hours`, `90` → `2 minutes`. */
+export function durationWords(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds % 3600 === 0) return plural(seconds / 3600, 'hour');
+  if (seconds >= 60) return plural(Math.ceil(seconds / 60), 'minute');
+  return plural(seconds, 'second');
+}
