@@ -27,7 +27,12 @@ export type ImportSource = { fileKey: string; tokenSecret: string } | { attachme
 /** The columns of an import the API shows (never the document). */
 const SHOWN = ['id', 'customer_id', 'project_id', 'file_key', 'attachment_id', 'name', 'version', 'last_modified', 'frames', 'created_at'] as const;
 
-export type CodeResult = { state: 'ready'; zip: Uint8Array; sha256: string; filename: string };
+/** A finished job's site. */
+export interface CodeResult {
+  zip: Uint8Array;
+  sha256: string;
+  filename: string;
+}
 
 export class FigmaService {
   constructor(
@@ -63,7 +68,9 @@ export class FigmaService {
       fallbackName = fileKey;
       const client = new FigmaClient(await this.token(customerId, projectId, source.tokenSecret));
       file = readFigmaFile(await client.file(fileKey), '/fileKey');
-      images = await client.images(await client.imageUrls(fileKey));
+      // Images are an extra: when Figma will not list them, their fills render as placeholders.
+      const urls = await client.imageUrls(fileKey).catch(() => new Map<string, string>());
+      images = await client.images(urls);
     }
     const id = uuidv7();
     const row = await this.db.kysely.transaction().execute(async (trx) => {
@@ -144,8 +151,13 @@ export class FigmaService {
     const figmaImport = await this.get(customerId, projectId, importId);
     if (input.frameIds) {
       const known = new Set(figmaImport.frames.map((f) => f.nodeId));
-      const unknown = input.frameIds.flatMap((id, index) => (known.has(id) ? [] : [{ path: `/frameIds/${index}`, message: `no top-level frame ${id} in this import` }]));
-      if (unknown.length > 0) throw unprocessable(`Unknown frame ids: ${unknown.map((u) => input.frameIds![Number(u.path.split('/')[2])]).join(', ')}.`, unknown);
+      const unknown = input.frameIds.flatMap((id, index) => (known.has(id) ? [] : [{ id, index }]));
+      if (unknown.length > 0) {
+        throw unprocessable(
+          `Unknown frame ids: ${unknown.map((u) => u.id).join(', ')}; the import's frames are listed in its frames member.`,
+          unknown.map((u) => ({ path: `/frameIds/${u.index}`, message: `no top-level frame ${u.id} in this import` })),
+        );
+      }
     }
     if (input.applicationId) {
       const app = await this.db.kysely
@@ -185,7 +197,7 @@ export class FigmaService {
     }
     const result = await this.kysely.selectFrom('appbuilder.figma_code_results').select(['zip', 'sha256']).where('job_id', '=', jobId).where('import_id', '=', importId).executeTakeFirst();
     if (!result) throw notFound(`The code generation job ${jobId} left no zip.`, '/jobId');
-    return { state: 'ready', zip: result.zip, sha256: result.sha256, filename: `${slug(figmaImport.name)}.zip` };
+    return { zip: result.zip, sha256: result.sha256, filename: `${slug(figmaImport.name)}.zip` };
   }
 
   /** The job handler: renders the frames from the stored file and images, zips and keeps the site. */
