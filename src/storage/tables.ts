@@ -55,6 +55,26 @@ export interface ApplicationVersionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   created_by: NullableJson<Actor>;
+  /** The stored form (migration 017): the view rebuilds `scode` from it and the blobs. */
+  manifest: Json<Record<string, unknown>>;
+}
+
+/** Where version rows are written (migration 017); read them through `application_versions`. */
+export interface ApplicationVersionRowsTable {
+  id: string;
+  application_id: string;
+  server_version: string;
+  manifest: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  created_by: NullableJson<Actor>;
+}
+
+/** Content-addressed parts of version definitions, shared by an application's versions (migration 017). */
+export interface VersionBlobsTable {
+  application_id: string;
+  hash: string;
+  body: Json<unknown>;
 }
 
 export interface JobsTable {
@@ -171,6 +191,8 @@ export interface ControlPlane {
   'appbuilder.projects': ProjectsTable;
   'appbuilder.applications': ApplicationsTable;
   'appbuilder.application_versions': ApplicationVersionsTable;
+  'appbuilder.application_version_rows': ApplicationVersionRowsTable;
+  'appbuilder.version_blobs': VersionBlobsTable;
   'appbuilder.jobs': JobsTable;
   'appbuilder.settings': SettingsTable;
 }

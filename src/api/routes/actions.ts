@@ -32,17 +32,17 @@ export function actionRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       actions,
       { schema: { ...editRouteSchema('actions-effects', 'createAction', 'Add an action'), params: AppParams, body: AddActionBody } },
-      async (request) => applyEdit(services, request, (def) => addAction(def, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => addAction(def, request.body)),
     );
     app.put(
       `${actions}/:actionId`,
       { schema: { ...editRouteSchema('actions-effects', 'updateAction', 'Replace an action'), params: ActionParams, body: UpdateActionBody } },
-      async (request) => applyEdit(services, request, (def) => updateAction(def, request.params.actionId, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => updateAction(def, request.params.actionId, request.body)),
     );
     app.delete(
       `${actions}/:actionId`,
       { schema: { ...editRouteSchema('actions-effects', 'deleteAction', 'Remove an action no trigger uses'), params: ActionParams } },
-      async (request) => applyEdit(services, request, (def) => deleteAction(def, request.params.actionId)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => deleteAction(def, request.params.actionId)),
     );
     app.post(
       `${actions}/:actionId/effects`,
@@ -57,23 +57,23 @@ export function actionRoutes(services: Services): FastifyPluginAsyncTypebox {
           body: EffectModificationsBody,
         },
       },
-      async (request) => applyEdit(services, request, (def) => modifyEffects(def, request.params.actionId, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => modifyEffects(def, request.params.actionId, request.body)),
     );
 
     app.post(
       triggers,
       { schema: { ...editRouteSchema('triggers', 'createTrigger', 'Add a trigger'), params: AppParams, body: CreateTriggerBody } },
-      async (request) => applyEdit(services, request, (def) => createTrigger(def, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => createTrigger(def, request.body)),
     );
     app.put(
       `${triggers}/:triggerId`,
       { schema: { ...editRouteSchema('triggers', 'updateTrigger', 'Replace a trigger'), params: TriggerParams, body: UpdateTriggerBody } },
-      async (request) => applyEdit(services, request, (def) => updateTrigger(def, request.params.triggerId, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => updateTrigger(def, request.params.triggerId, request.body)),
     );
     app.delete(
       `${triggers}/:triggerId`,
       { schema: { ...editRouteSchema('triggers', 'deleteTrigger', 'Remove a trigger'), params: TriggerParams } },
-      async (request) => applyEdit(services, request, (def) => deleteTrigger(def, request.params.triggerId)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => deleteTrigger(def, request.params.triggerId)),
     );
   };
 }

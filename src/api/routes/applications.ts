@@ -7,7 +7,7 @@ import { toJobSummary } from '../../jobs/store.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
-import { ifMatchOf } from '../if-match.ts';
+import { applyEdit, MinimalEditResponse } from './application-edit.ts';
 import { addServedUrls } from '../served-urls.ts';
 
 /**
@@ -80,13 +80,10 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
           summary: 'Replace the whole definition (a new version)',
           params: ApplicationParams,
           body: AppDefinitionSchema,
-          response: { 200: ApplicationSchema, ...problemResponses(404, 409, 412) },
+          response: { 200: ApplicationSchema, 204: MinimalEditResponse, ...problemResponses(404, 409, 412) },
         },
       },
-      async (request) =>
-        apps.change(request.principal.customerId, request.params.applicationId, () => request.body as AppDefinition, {
-          ifMatch: ifMatchOf(request),
-        }),
+      async (request, reply) => applyEdit(services, request, reply, () => request.body as AppDefinition),
     );
 
     app.delete(

@@ -28,7 +28,7 @@ export function modelRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       base,
       { schema: { ...editRouteSchema('data-models', 'createModel', 'Add a model'), params: Type.Object({ applicationId: Uuid }), body: CreateModelBody } },
-      async (request) => applyEdit(services, request, (def) => createModel(def, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => createModel(def, request.body)),
     );
 
     app.patch(
@@ -40,13 +40,13 @@ export function modelRoutes(services: Services): FastifyPluginAsyncTypebox {
           body: UpdateModelBody,
         },
       },
-      async (request) => applyEdit(services, request, (def) => updateModel(def, request.params.modelId, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => updateModel(def, request.params.modelId, request.body)),
     );
 
     app.delete(
       `${base}/:modelId`,
       { schema: { ...editRouteSchema('data-models', 'deleteModel', 'Remove a model and the relationship fields pointing to it'), params: ModelParams } },
-      async (request) => applyEdit(services, request, (def) => deleteModel(def, request.params.modelId)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => deleteModel(def, request.params.modelId)),
     );
 
     app.post(
@@ -58,7 +58,7 @@ export function modelRoutes(services: Services): FastifyPluginAsyncTypebox {
           body: CreateFieldBody,
         },
       },
-      async (request) => applyEdit(services, request, (def) => createField(def, request.params.modelId, request.body)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => createField(def, request.params.modelId, request.body)),
     );
 
     app.patch(
@@ -70,14 +70,14 @@ export function modelRoutes(services: Services): FastifyPluginAsyncTypebox {
           body: UpdateFieldBody,
         },
       },
-      async (request) =>
-        applyEdit(services, request, (def) => updateField(def, request.params.modelId, request.params.fieldId, request.body)),
+      async (request, reply) =>
+        applyEdit(services, request, reply, (def) => updateField(def, request.params.modelId, request.params.fieldId, request.body)),
     );
 
     app.delete(
       `${base}/:modelId/fields/:fieldId`,
       { schema: { ...editRouteSchema('data-models', 'deleteField', 'Remove a field (and its relationship partner)'), params: FieldParams } },
-      async (request) => applyEdit(services, request, (def) => deleteField(def, request.params.modelId, request.params.fieldId)),
+      async (request, reply) => applyEdit(services, request, reply, (def) => deleteField(def, request.params.modelId, request.params.fieldId)),
     );
   };
 }

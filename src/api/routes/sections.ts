@@ -26,7 +26,7 @@ export function sectionRoutes(services: Services): FastifyPluginAsyncTypebox {
             body: SectionBodies[section],
           },
         },
-        async (request) => applyEdit(services, request, (def) => replaceSection(def, section, request.body as never)),
+        async (request, reply) => applyEdit(services, request, reply, (def) => replaceSection(def, section, request.body as never)),
       );
     }
   };

@@ -6,6 +6,8 @@ import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ActorSchema, ApplicationSchema } from './application-schemas.ts';
 import { ifMatchOf } from '../if-match.ts';
+import { answerChange, MinimalEditResponse } from './application-edit.ts';
+import { parseVersionFields, VERSION_PAGE_BYTES } from '../../services/applications/versions.ts';
 
 const ServerVersion = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'A semver major.minor.patch' });
 
@@ -38,30 +40,34 @@ export function versionRoutes(services: Services): FastifyPluginAsyncTypebox {
           ...common,
           operationId: 'listVersions',
           summary: "The application's versions, newest first",
+          description:
+            '`fields=serverVersion,createdAt` answers only those members (`id` always; unknown members → 400), so a client lists versions without their definitions. ' +
+            `With definitions, a page stops before they pass ${VERSION_PAGE_BYTES} bytes (at least one version; \`metadata.total\` counts all).`,
           params: Type.Object({ applicationId: Uuid }),
-          querystring: PageQuery,
-          response: { 200: ListEnvelope(VersionSchema), ...problemResponses(404) },
+          querystring: Type.Composite([PageQuery, Type.Object({ fields: Type.Optional(Type.String({ description: 'Comma-separated members of the version record' })) })]),
+          response: { 200: ListEnvelope(Type.Partial(VersionSchema)), ...problemResponses(400, 404) },
         },
       },
       async (request) => {
         const { limit, offset } = request.query;
-        const page = await services.versions.list(request.principal.customerId, request.params.applicationId, limit, offset);
+        const fields = parseVersionFields(request.query.fields);
+        const page = await services.versions.list(request.principal.customerId, request.params.applicationId, limit, offset, fields);
         return { items: page.items, metadata: { total: page.total } };
       },
     );
 
     app.get(
-      `${base}/:serverVersion`,
+      `${base}/:version`,
       {
         schema: {
           ...common,
           operationId: 'getVersion',
-          summary: 'One version of the application',
-          params: Type.Object({ applicationId: Uuid, serverVersion: ServerVersion }),
+          summary: 'One version of the application, by its id or its serverVersion',
+          params: Type.Object({ applicationId: Uuid, version: Type.Union([Uuid, ServerVersion]) }),
           response: { 200: VersionSchema, ...problemResponses(404) },
         },
       },
-      async (request) => services.versions.get(request.principal.customerId, request.params.applicationId, request.params.serverVersion),
+      async (request) => services.versions.get(request.principal.customerId, request.params.applicationId, request.params.version),
     );
 
     app.get(
@@ -87,13 +93,13 @@ export function versionRoutes(services: Services): FastifyPluginAsyncTypebox {
           operationId: 'restoreVersion',
           summary: 'Save a new version whose definition equals an older one',
           params: Type.Object({ applicationId: Uuid, serverVersion: ServerVersion }),
-          response: { 200: ApplicationSchema, ...problemResponses(404, 409, 412) },
+          response: { 200: ApplicationSchema, 204: MinimalEditResponse, ...problemResponses(404, 409, 412) },
         },
       },
-      async (request) =>
-        services.versions.restore(request.principal.customerId, request.params.applicationId, request.params.serverVersion, {
-          ifMatch: ifMatchOf(request),
-        }),
+      async (request, reply) => {
+        const old = await services.versions.get(request.principal.customerId, request.params.applicationId, request.params.serverVersion);
+        return answerChange(services, request, reply, () => structuredClone(old.scode), { ifMatch: ifMatchOf(request) });
+      },
     );
   };
 }

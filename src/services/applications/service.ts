@@ -13,6 +13,7 @@ import type { JobRecord, JobStore, JobType } from '../../jobs/store.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { DropApplicationData, Page } from '../projects.ts';
 import { toApplication, type Application, type ApplicationStatus } from './view.ts';
+import { storeDefinition } from './version-store.ts';
 import type { DeploymentHealth } from '../../monitoring/health.ts';
 
 const SEMVER = /^\d+\.\d+\.\d+$/;
@@ -112,7 +113,13 @@ export class ApplicationService {
    * transaction. Any failure leaves the application exactly as it was.
    */
   async change(customerId: string, id: string, edit: DefinitionChange, options: ChangeOptions = {}): Promise<Application> {
-    await this.db.kysely.transaction().execute(async (trx) => {
+    await this.changeVersion(customerId, id, edit, options);
+    return this.get(customerId, id);
+  }
+
+  /** `change` answering only the new serverVersion (`Prefer: return=minimal`): no Application is read back. */
+  async changeVersion(customerId: string, id: string, edit: DefinitionChange, options: ChangeOptions = {}): Promise<string> {
+    return this.db.kysely.transaction().execute(async (trx) => {
       const row = await this.findRow(trx, customerId, id, true);
       if (options.ifMatch !== undefined && options.ifMatch !== row.server_version) {
         throw preconditionFailed(`The application is at version ${row.server_version}, not ${options.ifMatch}.`);
@@ -132,8 +139,8 @@ export class ApplicationService {
         .execute();
       await this.insertVersion(trx, id, serverVersion, next);
       await options.beforeCommit?.(trx, { previous: row.server_version, next: serverVersion });
+      return serverVersion;
     });
-    return this.get(customerId, id);
   }
 
   /**
@@ -199,9 +206,11 @@ export class ApplicationService {
   }
 
   private async insertVersion(executor: Kysely<ControlPlane>, applicationId: string, serverVersion: string, scode: AppDefinition): Promise<void> {
+    // Stored by difference: only the blobs no earlier version has, and a manifest (version-store.ts).
+    const manifest = await storeDefinition(executor, applicationId, scode);
     await executor
-      .insertInto('appbuilder.application_versions')
-      .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, scode: jsonb(scode), created_by: actorJson() })
+      .insertInto('appbuilder.application_version_rows')
+      .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, manifest: jsonb(manifest), created_by: actorJson() })
       .execute();
     // Every change that makes a version is recorded in its own transaction (access/audit.ts).
     await recordAuditIn(executor);

@@ -15,6 +15,7 @@ import * as realtime from './013-realtime.ts';
 import * as accounts from './014-accounts.ts';
 import * as accountFactors from './015-account-factors.ts';
 import * as figma from './016-figma.ts';
+import * as versionBlobs from './017-version-blobs.ts';
 
 export interface Migration {
   version: number;
@@ -40,4 +41,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: 'accounts', up: accounts.up },
   { version: 15, name: 'account-factors', up: accountFactors.up },
   { version: 16, name: 'figma', up: figma.up },
+  { version: 17, name: 'version-blobs', up: versionBlobs.up },
 ];
