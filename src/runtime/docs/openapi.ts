@@ -9,6 +9,7 @@ import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { modelSchemas, safeName, schemaRef, type JsonSchema } from './schemas.ts';
 import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
 import { filePaths, UPLOADED_FILE } from './file-paths.ts';
+import { addAccountFactorPaths } from './account-factor-paths.ts';
 
 /** One path's operations by verb (and shared `parameters`). */
 export type PathItem = Record<string, unknown>;
@@ -240,6 +241,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
       required: ['token', 'user'],
     };
   }
+  addAccountFactorPaths(app, { paths }, schemas);
   return {
     openapi: '3.1.0',
     info: {
