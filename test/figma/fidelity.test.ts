@@ -25,6 +25,12 @@ if (chromiumMissing && process.env.CI) throw new Error(`${CHROMIUM} is missing i
 if (chromiumMissing) console.warn(`[figma fidelity] skipped here: ${CHROMIUM} is missing (apt-get install -y chromium); CI runs it.`);
 
 const FIXTURES = ['figmagic-design-system-template.json', 'cdm-toggle-switch.json', 'figmaflet-landing.json'];
+const fixture = (name: string) => JSON.parse(readFileSync(`test/fixtures/figma/${name}`, 'utf8')) as { document: FigmaNode };
+const walk = (node: FigmaNode, visit: (node: FigmaNode, ancestors: FigmaNode[]) => void, ancestors: FigmaNode[] = []): void => {
+  visit(node, ancestors);
+  for (const child of node.children ?? []) walk(child, visit, [...ancestors, node]);
+};
+const autoLayout = (node: FigmaNode) => node.layoutMode === 'HORIZONTAL' || node.layoutMode === 'VERTICAL';
 const TOLERANCE = 2;
 
 const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', css: 'text/css; charset=utf-8', png: 'image/png' };
@@ -75,12 +81,25 @@ describe.skipIf(chromiumMissing)('Figma renderer fidelity in chromium', () => {
     await browser?.close();
   });
 
-  for (const fixture of FIXTURES) {
-    it(`${fixture}: ≥ 95 % of visible nodes within ${TOLERANCE} px of their absoluteBoundingBox`, async () => {
-      const document = JSON.parse(readFileSync(`test/fixtures/figma/${fixture}`, 'utf8')) as { document: FigmaNode };
-      const frames = listFrames(document);
+  it('the fixtures are what they are chosen for: nested auto layout in one, absolute layouts with text of several styles in another', () => {
+    let nested = 0;
+    walk(fixture('figmaflet-landing.json').document, (node, ancestors) => {
+      if (autoLayout(node) && ancestors.some(autoLayout)) nested++;
+    });
+    expect(nested).toBeGreaterThanOrEqual(2);
+    const styles = new Set<string>();
+    walk(fixture('figmagic-design-system-template.json').document, (node, ancestors) => {
+      if (node.type === 'TEXT' && node.visible !== false && !ancestors.some(autoLayout)) styles.add(`${node.style?.fontFamily} ${node.style?.fontSize} ${node.style?.fontWeight}`);
+    });
+    expect(styles.size).toBeGreaterThanOrEqual(5);
+  });
+
+  for (const name of FIXTURES) {
+    it(`${name}: ≥ 95 % of visible nodes within ${TOLERANCE} px of their absoluteBoundingBox`, async () => {
+      const design = fixture(name);
+      const frames = listFrames(design);
       expect(frames.length).toBeGreaterThan(0);
-      const files = renderFigmaSite({ document });
+      const files = renderFigmaSite({ document: design });
       const site = await serve(files);
       const page = await browser.newPage();
       const errors: string[] = [];
@@ -89,12 +108,13 @@ describe.skipIf(chromiumMissing)('Figma renderer fidelity in chromium', () => {
       let within = 0;
       const misses: string[] = [];
       try {
-        const index = files.find((f) => f.path === 'index.html')!.content as string;
-        for (const frame of frames) {
-          const href = /<a href="([^"]+)">/g;
-          const paths = [...index.matchAll(href)].map((m) => m[1]);
-          const path = paths[frames.indexOf(frame)];
-          const node = findNode(document.document, frame.nodeId)!;
+        // The pages are reached the way a visitor reaches them: by the index's links.
+        expect((await page.goto(`${site.origin}/`))?.status()).toBe(200);
+        const links = await page.evaluate(() => [...document.querySelectorAll('a')].map((a) => a.getAttribute('href')!));
+        expect(links).toHaveLength(frames.length);
+        for (const [i, frame] of frames.entries()) {
+          const path = links[i];
+          const node = findNode(design.document, frame.nodeId)!;
           await page.setViewportSize({ width: Math.max(1, Math.ceil(frame.width)), height: Math.max(1, Math.ceil(frame.height)) });
           const response = await page.goto(`${site.origin}/${path}`);
           expect(response?.status()).toBe(200);
@@ -121,8 +141,8 @@ describe.skipIf(chromiumMissing)('Figma renderer fidelity in chromium', () => {
         await site.close();
       }
       const share = (within / total) * 100;
-      console.log(`[figma fidelity] ${fixture}: ${within}/${total} visible nodes within ${TOLERANCE} px = ${share.toFixed(1)} % (${frames.length} frames)`);
-      if (misses.length) console.log(`[figma fidelity] ${fixture} first misses:\n  ${misses.join('\n  ')}`);
+      console.log(`[figma fidelity] ${name}: ${within}/${total} visible nodes within ${TOLERANCE} px = ${share.toFixed(1)} % (${frames.length} frames)`);
+      if (misses.length) console.log(`[figma fidelity] ${name} first misses:\n  ${misses.join('\n  ')}`);
       expect(errors).toEqual([]);
       expect(total).toBeGreaterThan(frames.length);
       expect(share).toBeGreaterThanOrEqual(95);
