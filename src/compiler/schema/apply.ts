@@ -1,13 +1,13 @@
 /**
- * `applyMigration`: runs a migration's statements, one per query (PGlite's extended
- * protocol takes one command per query), in ONE transaction: all of them or none.
+ * `applyMigration`: runs a migration's statements in ONE transaction, batched into few
+ * round trips (`batch.ts`: `do` blocks): all of them or none.
  * A dry run runs them in a transaction that is always rolled back. A failing
  * statement throws 409 naming the statement and the definition member to blame;
  * nothing is changed.
  */
-import { sql } from 'kysely';
 import { Problem } from '../../errors.ts';
 import type { Db, Executor } from '../../storage/db.ts';
+import { BatchStatementError, runStatementBatch } from './batch.ts';
 import type { MigrationPlan, MigrationStep } from './types.ts';
 
 export interface ApplyOptions {
@@ -46,12 +46,11 @@ export async function applyMigration(db: Db, migration: Migration, options: Appl
  */
 export async function runMigration(executor: Executor, migration: Migration): Promise<void> {
   const steps = stepsOf(migration);
-  for (const [index, step] of steps.entries()) {
-    try {
-      await sql.raw(step.sql).execute(executor);
-    } catch (error) {
-      throw migrationProblem(step, index, steps.length, error);
-    }
+  try {
+    await runStatementBatch(executor, steps.map((step) => step.sql));
+  } catch (error) {
+    if (!(error instanceof BatchStatementError)) throw error;
+    throw migrationProblem(steps[error.index], error.index, steps.length, error);
   }
 }
 
