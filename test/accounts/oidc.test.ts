@@ -2,6 +2,7 @@
 // started on a loopback port. The test is the browser: it follows every redirect with a cookie
 // jar, from the app's start route through the provider's login and consent to the app's callback.
 import { parseSetCookie } from 'cookie';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -110,6 +111,29 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
     expect(reply.body.items).toEqual([{ name: 'test', displayName: 'Test ID', startUrl: `${api.base}/auth/oauth/test`, callbackUrl: callback }]);
   });
 
+  it('documents the provider and second-factor routes in the version\'s OpenAPI document', async () => {
+    const doc = await api.get<{ paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, { content?: Record<string, { schema: unknown }> }> }>> }>('/openapi.json');
+    expect(doc.status).toBe(200);
+    const operations = Object.fromEntries(
+      ['/auth/providers', '/auth/oauth/{provider}', '/auth/oauth/{provider}/callback', '/auth/mfa', '/auth/mfa/totp/enroll', '/auth/mfa/totp/verify', '/auth/mfa/totp/disable'].map((path) => [
+        path,
+        Object.values(doc.body.paths[path] ?? {}).find((op) => typeof op === 'object' && op !== null && 'operationId' in op)?.operationId,
+      ]),
+    );
+    expect(operations).toEqual({
+      '/auth/providers': 'listSignInProviders',
+      '/auth/oauth/{provider}': 'startProviderSignIn',
+      '/auth/oauth/{provider}/callback': 'finishProviderSignIn',
+      '/auth/mfa': 'completeSecondFactor',
+      '/auth/mfa/totp/enroll': 'enrollTotp',
+      '/auth/mfa/totp/verify': 'verifyTotp',
+      '/auth/mfa/totp/disable': 'disableTotp',
+    });
+    expect(doc.body.paths['/auth/login'].post.responses!['200'].content!['application/json'].schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/Session' }, { $ref: '#/components/schemas/MfaChallenge' }],
+    });
+  });
+
   it('signs a new user up through the authorization-code flow with PKCE, and a second sign-in finds the same user', async () => {
     const alice = { sub: 'alice-1', email: 'Alice@Example.test', email_verified: true, name: 'Alice' };
     const first = await signIn(alice);
@@ -182,6 +206,22 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
     expect(problem.errors).toEqual([{ path: '/name', message: expect.stringContaining('required') }]);
   });
 
+  it('asks a user with a second factor for a code after the provider, and completes with one', async () => {
+    const eve = { sub: 'eve-1', email: 'eve@example.test', email_verified: true, name: 'Eve' };
+    const first = (await (await signIn(eve)).response.json()) as SessionBody;
+    const enrolled = await api.post<{ secret: string }>('/auth/mfa/totp/enroll', {}, first.token);
+    const code = (steps: number) => new TOTP({ secret: Secret.fromBase32(enrolled.body.secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
+    expect((await api.post('/auth/mfa/totp/verify', { code: code(0) }, first.token)).status).toBe(200);
+
+    const { response } = await signIn(eve);
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as Record<string, unknown>;
+    expect(answer).toEqual({ mfaRequired: true, mfaToken: expect.any(String) });
+    const done = await api.post<SessionBody>('/auth/mfa', { mfaToken: answer.mfaToken, code: code(1) });
+    expect(done.status).toBe(200);
+    expect(done.body.user.id).toBe(first.user.id);
+  });
+
   it('returns the browser to an allowed redirect with the tokens in the fragment, and refuses another origin', async () => {
     const target = `${new URL(api.base).origin}/my-frontend/`;
     provider.signInAs({ sub: 'dora-1', email: 'dora@example.test', email_verified: true, name: 'Dora' });
@@ -200,5 +240,18 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
     const outside = await api.get<ProblemBody>(`/auth/oauth/test?redirect=${encodeURIComponent('https://evil.example/')}`);
     expect(outside.status).toBe(400);
     expect(outside.body.errors[0].path).toBe('/redirect');
+  });
+
+  // Last: it breaks the application's provider configuration.
+  it('answers a configuration it cannot use with a problem naming the member', async () => {
+    const reply = await tenant.api.put(`/v1/applications/${api.applicationId}/variables/AUTH_PROVIDERS`, {
+      value: JSON.stringify([{ name: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: 'NOT_SET_ANYWHERE' }]),
+    });
+    expect(reply.status).toBe(200);
+    const providers = await api.get<ProblemBody>('/auth/providers');
+    expect(providers.status).toBe(409);
+    expect(providers.contentType).toContain('application/problem+json');
+    expect(providers.body.errors).toEqual([{ path: '/AUTH_PROVIDERS/0/clientSecret', message: 'names no secret of the application' }]);
+    expect((await api.get<ProblemBody>('/auth/oauth/test')).status).toBe(409);
   });
 });
