@@ -49,10 +49,13 @@ const VARIABLE_PREFIX: Record<MailKind, string> = { verify: 'MAIL_VERIFY', passw
 export const TEMPLATE_VARIABLES = Object.values(VARIABLE_PREFIX).flatMap((prefix) => ['SUBJECT', 'TEXT', 'HTML'].map((part) => `${prefix}_${part}`));
 
 const asIs = (value: unknown): string => String(value);
+/** HTML's five: enough inside text and quoted attributes, and a link stays readable (Mustache's own also escapes `/` and `=`). */
+const html = (value: unknown): string =>
+  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 function render(template: string, view: MailView, escape: boolean): string {
   // No partials; `{{{…}}}` and `{{&…}}` still insert unescaped where a builder asks for it.
-  return escape ? Mustache.render(template, view) : Mustache.render(template, view, {}, { escape: asIs });
+  return Mustache.render(template, view, {}, { escape: escape ? html : asIs });
 }
 
 /** The subject, text and HTML of a mail of `kind`, from the app's variables or the defaults. */

@@ -10,6 +10,7 @@ import { modelSchemas, safeName, schemaRef, type JsonSchema } from './schemas.ts
 import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
 import { filePaths, UPLOADED_FILE } from './file-paths.ts';
 import { addAccountFactorPaths } from './account-factor-paths.ts';
+import { addAccountSessionPaths } from './account-session-paths.ts';
 
 /** One path's operations by verb (and shared `parameters`). */
 export type PathItem = Record<string, unknown>;
@@ -242,6 +243,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
     };
   }
   addAccountFactorPaths(app, { paths }, schemas);
+  addAccountSessionPaths(app, { paths }, schemas);
   return {
     openapi: '3.1.0',
     info: {
