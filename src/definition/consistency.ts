@@ -7,6 +7,7 @@ import type { ProblemDetail } from '../errors.ts';
 import { checkActions } from './consistency/actions.ts';
 import { checkUserModel } from './consistency/auth.ts';
 import { createExpressionChecker } from './consistency/expression-checker.ts';
+import { createIncrementalChecker, type ExpressionMemo } from './consistency/incremental.ts';
 import { checkExpressions, type ExpressionChecker } from './consistency/expressions.ts';
 import { checkModels } from './consistency/models.ts';
 import { checkRelationships } from './consistency/relationships.ts';
@@ -20,9 +21,20 @@ const MODEL_SKELETON = /^\/models\/\d+(\/fields\/\d+)?\/(id|name|to)$/;
 export interface ConsistencyOptions {
   /** Replaces the expression module (tests); by default built from the definition's models. */
   expressions?: ExpressionChecker;
+  /** The application's expression verdicts from its earlier validations: only what changed is checked again (incremental.ts). */
+  memo?: ExpressionMemo;
 }
 
 export function checkConsistency(def: AppDefinition, options: ConsistencyOptions = {}): ProblemDetail[] {
+  if (options.memo && !options.expressions) {
+    const memo = options.memo;
+    memo.begin();
+    try {
+      return checkConsistency(def, { expressions: createIncrementalChecker(def, memo) });
+    } finally {
+      memo.end();
+    }
+  }
   const checker = options.expressions ?? createExpressionChecker(def);
   const structural = [
     ...checkModels(def),

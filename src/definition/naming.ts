@@ -19,8 +19,25 @@ const MAX_IDENTIFIER_BYTES = 63;
 const HASH_LENGTH = 10;
 const TRIVIAL = /^[a-z0-9]+(?:_[a-z0-9]+)*$/;
 
+/**
+ * Resource names already computed: pluralize runs a long list of rules per word, and each
+ * validation asks for every model's name several times. Bounded: emptied when full.
+ */
+const RESOURCE_NAMES_MAX = 20_000;
+const resourceNames = new Map<string, string>();
+
 /** `ToDo` → `toDos`, `User` → `users`, `Person` → `people`, `Blog post` → `blogPosts`. */
 export function resourceName(modelName: string): string {
+  let name = resourceNames.get(modelName);
+  if (name === undefined) {
+    if (resourceNames.size >= RESOURCE_NAMES_MAX) resourceNames.clear();
+    name = computeResourceName(modelName);
+    resourceNames.set(modelName, name);
+  }
+  return name;
+}
+
+function computeResourceName(modelName: string): string {
   const words = splitWords(modelName);
   if (words.length === 0) return '';
   words[words.length - 1] = pluralize(words[words.length - 1]);

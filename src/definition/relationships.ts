@@ -13,8 +13,8 @@ import { Problem } from '../errors.ts';
 import { columnNameForField, joinTableName } from './naming.ts';
 import { MODEL_ID_PREFIX, type AppDefinition, type Field, type Model } from './schema.ts';
 
-/** Only the models are needed. */
-type WithModels = Pick<AppDefinition, 'models'>;
+/** Only the models are needed; `find`, when given, is an index by id of them. */
+type WithModels = Pick<AppDefinition, 'models'> & { find?: (modelId: string) => Model | undefined };
 
 export function isRelationship(field: Pick<Field, 'to'>): boolean {
   return field.to.startsWith(MODEL_ID_PREFIX);
@@ -26,7 +26,7 @@ export function isToMany(field: Pick<Field, 'max'>): boolean {
 }
 
 export function findModel(def: WithModels, modelId: string): Model | undefined {
-  return def.models.find((m) => m.id === modelId);
+  return def.find ? def.find(modelId) : def.models.find((m) => m.id === modelId);
 }
 
 /** The model that holds `field` (by field id). */

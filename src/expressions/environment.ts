@@ -43,7 +43,13 @@ const ENV_OPTIONS = {
 
 const definitionKeys = new WeakMap<ExpressionDefinition, string>();
 const definitionCache = new LruCache<string, DefinitionTypes>(64);
-const scopeCache = new LruCache<string, ScopeEnvironment>(512);
+/**
+ * Scope environments: one per scope and model of a definition, so an application of M models
+ * needs ~2M of them at once; the cache grows to the largest definition seen (a fixed 512 made
+ * every validation past 512 models rebuild all of them) up to a ceiling that bounds its memory.
+ */
+const SCOPE_CACHE_CEILING = 2048;
+const scopeCache = new LruCache<string, ScopeEnvironment>(512, SCOPE_CACHE_CEILING);
 
 /** The key environments and programs of this definition are cached under. */
 export function definitionKey(definition: ExpressionDefinition): string {
@@ -62,7 +68,10 @@ export function definitionKey(definition: ExpressionDefinition): string {
 
 export function getDefinitionTypes(definition: ExpressionDefinition): DefinitionTypes {
   const key = definitionKey(definition);
-  return definitionCache.getOrCreate(key, () => buildDefinitionTypes(key, definition.models, definition.userModelId));
+  return definitionCache.getOrCreate(key, () => {
+    scopeCache.reserve(2 * definition.models.length + 64);
+    return buildDefinitionTypes(key, definition.models, definition.userModelId);
+  });
 }
 
 /** The environment for a scope (and model, where the scope has `record`). */

@@ -18,6 +18,7 @@ export {
   type ScopeEnvironment,
 } from './environment.ts';
 export type { FieldInfo, ModelInfo, ValueKind } from './model-types.ts';
+export { fieldInfo, typeNameFor } from './model-types.ts';
 export {
   checkExpression,
   clearProgramCache,

@@ -2,7 +2,14 @@
 
 /** `pointer('models', 0, 'fields', 2, 'to')` → `/models/0/fields/2/to`. */
 export function pointer(...segments: (string | number)[]): string {
-  return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  let out = '';
+  for (const segment of segments) out += `/${typeof segment === 'number' ? segment : escapeSegment(segment)}`;
+  return out;
+}
+
+/** Validation names every member it checks: escaping only where a `~` or `/` is. */
+function escapeSegment(segment: string): string {
+  return segment.includes('~') || segment.includes('/') ? segment.replace(/~/g, '~0').replace(/\//g, '~1') : segment;
 }
 
 /** Indices of the entries whose key was already seen, each with the index of its first occurrence. */

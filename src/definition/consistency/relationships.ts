@@ -1,7 +1,7 @@
 /** Consistency of relationships: at most one partner, and a pair that says where the foreign key is. */
 import type { ProblemDetail } from '../../errors.ts';
 import { isRelationship, pairProblem, partnerCandidates } from '../relationships.ts';
-import type { AppDefinition } from '../schema.ts';
+import type { AppDefinition, Model } from '../schema.ts';
 import { pointer } from './pointer.ts';
 
 /**
@@ -12,11 +12,15 @@ import { pointer } from './pointer.ts';
 export function checkRelationships(def: AppDefinition): ProblemDetail[] {
   const problems: ProblemDetail[] = [];
   const reported = new Set<string>();
+  // An index by id for this check: looking each target up in the list made it quadratic in the models.
+  const byId = new Map<string, Model>();
+  for (const model of def.models) if (!byId.has(model.id)) byId.set(model.id, model);
+  const indexed = { models: def.models, find: (id: string) => byId.get(id) };
   def.models.forEach((model, i) => {
     model.fields.forEach((field, k) => {
       if (!isRelationship(field)) return;
       const at = pointer('models', i, 'fields', k);
-      const candidates = partnerCandidates(def, model, field);
+      const candidates = partnerCandidates(indexed, model, field);
       if (candidates.length > 1) {
         problems.push({
           path: `${at}/to`,

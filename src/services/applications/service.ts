@@ -8,6 +8,8 @@ import { actorJson } from '../../access/actor-context.ts';
 import { recordAuditIn } from '../../access/audit.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
 import { validateDefinition } from '../../definition/validate.ts';
+import { ExpressionMemo } from '../../definition/consistency/incremental.ts';
+import { LruCache } from '../../expressions/index.ts';
 import { computeBump, nextVersion } from '../../definition/versioning/index.ts';
 import type { JobRecord, JobStore, JobType } from '../../jobs/store.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
@@ -39,10 +41,19 @@ export class ApplicationService {
     private readonly dropApplicationData: DropApplicationData,
   ) {}
 
+  /**
+   * The expression verdicts of recently edited applications (definition/consistency/incremental.ts):
+   * an edit re-checks only the expressions it changed. A few applications at a time, each memo
+   * the size of its application's expressions.
+   */
+  private readonly memos = new LruCache<string, ExpressionMemo>(16);
+
   async create(customerId: string, input: { projectId: string; name?: string; scode: unknown }): Promise<Application> {
-    const scode = validateDefinition(input.scode);
+    const memo = new ExpressionMemo();
+    const scode = validateDefinition(input.scode, { memo });
     const serverVersion = SEMVER.test(scode.version) ? scode.version : '1.0.0';
     const id = uuidv7();
+    this.memos.set(id, memo);
     await this.db.kysely.transaction().execute(async (trx) => {
       const project = await trx
         .selectFrom('appbuilder.projects')
@@ -130,7 +141,8 @@ export class ApplicationService {
         ]);
       }
       const previous = row.scode as unknown as AppDefinition;
-      const next = validateDefinition(edit(structuredClone(previous)));
+      const memo = this.memos.getOrCreate(id, () => new ExpressionMemo());
+      const next = validateDefinition(edit(structuredClone(previous)), { memo });
       const serverVersion = nextVersion(row.server_version, computeBump(previous, next));
       await trx
         .updateTable('appbuilder.applications')
