@@ -57,7 +57,7 @@ export interface CompiledApp {
   userModel: CompiledModel | null;
 }
 
-function relationOf(def: AppDefinition, model: Model, field: Field): CompiledField['relation'] {
+function relationOf(def: Pick<AppDefinition, 'models'>, model: Model, field: Field): CompiledField['relation'] {
   const storage = relationshipStorage(def, model, field);
   if (storage.kind === 'joinTable') {
     return { targetModelId: field.to, storage: { kind: 'joinTable', table: storage.table, selfColumn: storage.ownerColumn, otherColumn: storage.targetColumn } };
@@ -66,7 +66,7 @@ function relationOf(def: AppDefinition, model: Model, field: Field): CompiledFie
   return { targetModelId: field.to, storage: { kind: 'targetColumn', column: storage.column } };
 }
 
-function compileField(def: AppDefinition, model: Model, field: Field): CompiledField {
+function compileField(def: Pick<AppDefinition, 'models'>, model: Model, field: Field): CompiledField {
   const relation = isRelationship(field) ? relationOf(def, model, field) : undefined;
   const stored = field.computed === undefined && (!relation || relation.storage.kind === 'ownColumn');
   return {
@@ -88,8 +88,15 @@ function compileField(def: AppDefinition, model: Model, field: Field): CompiledF
 }
 
 export function compileApp(applicationId: string, serverVersion: string, definition: AppDefinition): CompiledApp {
+  const byId = new Map(definition.models.map((model) => [model.id, model]));
+  // The relationship helpers look up only a field's target: handing them that pair keeps
+  // compiling linear in the number of models (it runs at every deployment and first request).
+  const pairFor = (model: Model, field: Field): Pick<AppDefinition, 'models'> => {
+    const target = isRelationship(field) ? byId.get(field.to) : undefined;
+    return { models: target && target !== model ? [model, target] : [model] };
+  };
   const models = definition.models.map((model): CompiledModel => {
-    const fields = model.fields.map((field) => compileField(definition, model, field));
+    const fields = model.fields.map((field) => compileField(pairFor(model, field), model, field));
     return {
       id: model.id,
       name: model.name,

@@ -20,6 +20,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../storage/db.ts';
 import { ident, quoteIdent } from '../storage/sql.ts';
+import { runStatementBatch } from '../compiler/schema/index.ts';
 
 export const DATA_VERSION_TABLE = 'data_version';
 const BUMP_FUNCTION = 'bump_data_version';
@@ -56,17 +57,22 @@ export async function ensureDataVersion(executor: Executor, schema: string): Pro
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = ${schema} and c.relkind in ('r', 'p') and c.relname <> ${DATA_VERSION_TABLE}
     order by c.relname`.execute(executor);
-  const bump = ident(schema, BUMP_FUNCTION);
+  // Identifiers through quoteIdent; run as one batch: an app of 500 tables needs 1,000 triggers,
+  // and one query each was a large share of its deployment (issue 28).
+  const bump = `${quoteIdent(schema)}.${quoteIdent(BUMP_FUNCTION)}`;
+  const statements: string[] = [];
   for (const table of tables.rows) {
-    const target = ident(schema, table.name);
+    const target = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
     if (!table.has_row) {
-      await sql`create constraint trigger ${ident(ROW_TRIGGER)} after insert or update or delete on ${target}
-        deferrable initially deferred for each row execute function ${bump}()`.execute(executor);
+      statements.push(
+        `create constraint trigger ${quoteIdent(ROW_TRIGGER)} after insert or update or delete on ${target} deferrable initially deferred for each row execute function ${bump}()`,
+      );
     }
     if (!table.has_truncate) {
-      await sql`create trigger ${ident(TRUNCATE_TRIGGER)} after truncate on ${target} for each statement execute function ${bump}()`.execute(executor);
+      statements.push(`create trigger ${quoteIdent(TRUNCATE_TRIGGER)} after truncate on ${target} for each statement execute function ${bump}()`);
     }
   }
+  await runStatementBatch(executor, statements);
 }
 
 function dollarQuoted(body: string): string {

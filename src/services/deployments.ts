@@ -99,7 +99,7 @@ export class DeploymentService {
     const applicationId = String(job.metadata.applicationId);
     const serverVersion = String(job.metadata.serverVersion);
     const definition = await this.versionScode(applicationId, serverVersion);
-    const summary = await this.db.kysely.transaction().execute(async (trx) => {
+    const applied = await this.db.kysely.transaction().execute(async (trx) => {
       // A conversion of millions of rows may take minutes; the job's lease bounds it instead.
       await withoutStatementTimeout(trx);
       await trx.selectFrom('appbuilder.applications').select('id').where('id', '=', applicationId).forUpdate().executeTakeFirstOrThrow();
@@ -128,10 +128,12 @@ export class DeploymentService {
       await trx.updateTable('appbuilder.applications').set({ is_active: true, last_published_at: new Date() }).where('id', '=', applicationId).execute();
       // Every process (this one too) forgets the app's served versions when this commits.
       await notifyServedChange(trx, applicationId);
-      return lines;
+      return { statements: plan.statements.length };
     });
     await this.servedChanged(applicationId);
-    return { serverVersion, migration: summary };
+    // The statements' summary is listed once, in `status.migrations` (app_migrations); the job's
+    // metadata only counts them.
+    return { serverVersion, migrationStatements: applied.statements };
   }
 
   private async servedChanged(applicationId: string): Promise<void> {

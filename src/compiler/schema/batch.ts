@@ -25,7 +25,7 @@ export class BatchStatementError extends Error {
     /** Index of the failing statement in the whole batch. */
     readonly index: number,
     message: string,
-    readonly cause: unknown,
+    override readonly cause: unknown,
   ) {
     super(message);
   }

@@ -13,7 +13,7 @@
  */
 import { Problem } from '../../errors.ts';
 import { schemaNameForApp, tableNameForModel } from '../../definition/naming.ts';
-import { findModel, findPartner, isRelationship, relationshipStorage } from '../../definition/relationships.ts';
+import { findPartner, isRelationship, relationshipStorage } from '../../definition/relationships.ts';
 import type { AppDefinition, Field, Model } from '../../definition/schema.ts';
 import { fieldColumn, systemColumns } from './columns.ts';
 import { checkName, foreignKeyName, indexName } from './names.ts';
@@ -24,6 +24,7 @@ type Definition = Pick<AppDefinition, 'models'>;
 export function planSchema(def: Definition, appId: string): SchemaPlan {
   const plan: SchemaPlan = { schema: schemaNameForApp(appId), tables: [], joinTables: [], foreignKeys: [], indexes: [] };
   const joinTables = new Map<string, TablePlan>();
+  const byId = new Map(def.models.map((model) => [model.id, model]));
   def.models.forEach((model, m) => {
     const table = tableNameForModel(model.id);
     const columns = systemColumns(table, model.name, `/models/${m}`);
@@ -34,9 +35,12 @@ export function planSchema(def: Definition, appId: string): SchemaPlan {
         columns.push(fieldColumn(table, model.name, field, path));
         return;
       }
-      const target = findModel(def, field.to);
+      const target = byId.get(field.to);
       if (!target) throw new Problem(409, `The model ${field.to} does not exist.`, [{ path: `${path}/to`, message: 'points to no model' }]);
-      const storage = withPath(() => relationshipStorage(def, model, field), path);
+      // The relationship helpers look up only the field's target: given the pair alone, they do
+      // not scan every model for every field (a plan of 500 models would be quadratic).
+      const pair = pairOf(model, target);
+      const storage = withPath(() => relationshipStorage(pair, model, field), path);
       if (storage.kind === 'foreignKey') {
         if (storage.field.id !== field.id) return; // the partner's table holds it
         const column = fieldColumn(table, model.name, field, path);
@@ -45,12 +49,17 @@ export function planSchema(def: Definition, appId: string): SchemaPlan {
         plan.indexes.push(index(table, column.name, column.label));
         return;
       }
-      if (!joinTables.has(storage.table)) joinTables.set(storage.table, joinTable(def, model, field, target, path, storage.table, plan));
+      if (!joinTables.has(storage.table)) joinTables.set(storage.table, joinTable(pair, model, field, target, path, storage.table, plan));
     });
     plan.tables.push({ name: table, kind: 'model', sourceIds: [model.id], label: model.name, path: `/models/${m}`, columns, primaryKey: ['id'] });
   });
   plan.joinTables.push(...joinTables.values());
   return plan;
+}
+
+/** The definition seen by the relationship helpers for a field of `model` pointing at `target`. */
+function pairOf(model: Model, target: Model): Definition {
+  return { models: model === target ? [model] : [model, target] };
 }
 
 function withPath<T>(run: () => T, path: string): T {
