@@ -1,6 +1,7 @@
 import { Kysely, PGliteDialect, PostgresDialect, sql, type QueryCompiler } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { initialiseDataDir, pgliteOptions } from './pglite.ts';
 import { preparingPool } from './prepared.ts';
 import { RawFirstQueryCompiler } from './raw-compiler.ts';
 import type { ControlPlane } from './tables.ts';
@@ -56,8 +57,9 @@ class Postgres extends PostgresDialect {
 
 export async function openPglite(dataDir: string | null): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
-  // int8 as a number, as on `pg` above.
-  const options = { parsers: { 20: (value: string) => Number(value) } };
+  // Sized for one process, a new data directory made in a child (pglite.ts).
+  const options = pgliteOptions(PGlite);
+  if (dataDir) await initialiseDataDir(dataDir);
   const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await pglite.waitReady;
   const kysely = new Kysely<ControlPlane>({ dialect: new Pglite({ pglite }) });

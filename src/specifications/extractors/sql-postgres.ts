@@ -3,15 +3,20 @@
  * statement pg_dump writes parses, and only tables, enum types, domains and constraints
  * (also `ALTER TABLE … ADD CONSTRAINT`, pg_dump's style) are read; the rest is counted.
  */
-import { loadModule, parseSync } from 'libpg-query';
 import type { A_Const, Constraint, CreateStmt, Node, TypeName } from 'libpg-query';
 import type { EnumValue } from '../../definition/schema.ts';
 import type { SqlColumn, SqlTable } from './sql-tables.ts';
 import type { SqlStatement, StatementsRead } from './sql-statements.ts';
 
+// Imported on first use: importing libpg-query instantiates its WASM module, ~120 MB of
+// resident memory that an idle service should not pay for (issue 28).
+let parseSync: typeof import('libpg-query').parseSync;
 let loaded: Promise<void> | undefined;
 export function loadPostgresParser(): Promise<void> {
-  loaded ??= loadModule();
+  loaded ??= import('libpg-query').then(async (module) => {
+    await module.loadModule();
+    parseSync = module.parseSync;
+  });
   return loaded;
 }
 
