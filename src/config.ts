@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadStorageConfig, type StorageConfig } from './files/config.ts';
+import { loadRealtimeSettings, type RealtimeSettings } from './realtime/settings.ts';
 import { loadAccountSettings, type AccountSettings } from './runtime/accounts/settings.ts';
 
 /** Everything the service reads from its environment, read in one place. */
@@ -57,6 +58,8 @@ export interface Config {
   assistant: { url: string | null; model: string | null; key: string | null; timeoutMs: number };
   /** Customers' files (DESIGN §12): driver, limits, S3 (src/files/config.ts). */
   storage: StorageConfig;
+  /** Realtime (DESIGN §17): retention, pings, limits (src/realtime/settings.ts). */
+  realtime: RealtimeSettings;
   /** End-user accounts (DESIGN §18): sessions, mail, account-route limits (src/runtime/accounts/settings.ts). */
   accounts: AccountSettings;
 }
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: intFrom(env.APPBUILDER_ASSISTANT_TIMEOUT, 30_000),
     },
     storage: loadStorageConfig(env, resolve(env.APPBUILDER_DATA_DIR ?? './.appbuilder')),
+    realtime: loadRealtimeSettings(env),
     accounts: loadAccountSettings(env, durationSeconds),
     ...overrides,
   };

@@ -18,12 +18,15 @@ import { requestLogWriter } from './monitoring/request-log.ts';
 import { AppValuesCache } from './secrets/app-values.ts';
 import { createFileService } from './services/storage.ts';
 import { AppFiles } from './files/app-files.ts';
+import { startRealtime, type Realtime } from './realtime/index.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
 export interface Platform {
   db: Db;
   services: Services;
   server: FastifyInstance;
+  /** Realtime subscribers served by this process (DESIGN §17); null when it does not serve the apps. */
+  realtime: Realtime | null;
   close(): Promise<void>;
 }
 
@@ -105,11 +108,27 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files });
     await bootstrapFirstClient(services);
     const servesApps = role === 'all' || role === 'runtime';
+    // The runtime role serves realtime subscribers; any role may write the changes they receive.
+    const realtime = servesApps
+      ? await startRealtime(db, {
+          settings: config.realtime,
+          appsPath: config.appsPath,
+          registry: runtime.registry,
+          auth: runtime.auth,
+          builderCustomer: async (request) => {
+            const key = request.headers['x-svc-api-client'];
+            return (await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key)).customerId;
+          },
+          publicUrl: config.publicUrl,
+          relationLimit: config.relationLimit,
+          embeddedIdLimit: config.embeddedIdLimit,
+        })
+      : null;
     const server = await buildServer({
       services,
       logger: options.logger ?? false,
       management: role !== 'runtime',
-      extraPlugins: servesApps ? [runtime.plugin(config.appsPath)] : [],
+      extraPlugins: servesApps ? [runtime.plugin(config.appsPath), ...(realtime ? [realtime.plugin] : [])] : [],
     });
     // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
     const notices = await listenForServedChanges(db, runtime.registry, server.log);
@@ -133,7 +152,10 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       db,
       services,
       server,
+      realtime,
       close: async () => {
+        // First: open streams would hold the server's close.
+        await realtime?.close();
         await server.close();
         await notices.close();
         await configNotices.close();

@@ -1,0 +1,209 @@
+// The outbox reader (DESIGN §17): committed `appbuilder.events` rows, in their number order, to the
+// realtime hub of this process. A row is numbered when inserted (migration 013), so a transaction
+// still running may hold a number below a committed one. A pass therefore reads the sequence (L),
+// then takes a snapshot and notes its xmax (X): every row numbered up to L belongs to a
+// transaction whose id is below X (the trigger takes the id before the number). Once the oldest
+// running transaction is at or past X, those rows are final, and the pass reads (cursor, L].
+// Passes are woken by `NOTIFY appbuilder_realtime` (sent at commit by the trigger: a rolled-back
+// write announces nothing) over a LISTEN connection on PostgreSQL, by PGlite's own notices on the
+// embedded store, and by a slow poll in case a notice was missed.
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Db } from '../storage/db.ts';
+
+export const REALTIME_CHANNEL = 'appbuilder_realtime';
+
+/** One committed change as the outbox holds it (the plain record, relationships as ids). */
+export interface ChangeEvent {
+  seq: number;
+  applicationId: string;
+  name: string;
+  payload: Record<string, unknown> & { id: string };
+  previous: (Record<string, unknown> & { id: string }) | null;
+}
+
+export interface FeedLogger {
+  warn(details: object, message?: string): void;
+  error(details: object, message?: string): void;
+}
+
+interface EventRow {
+  seq: string;
+  application_id: string;
+  name: string;
+  payload: ChangeEvent['payload'] | string;
+  previous: ChangeEvent['previous'] | string;
+}
+
+const parsed = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+function toEvent(row: EventRow): ChangeEvent {
+  return { seq: Number(row.seq), applicationId: row.application_id, name: row.name, payload: parsed(row.payload), previous: row.previous === null ? null : parsed(row.previous) };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface FeedOptions {
+  /** The applications whose changes anyone here listens to; others are skipped unread. */
+  wanted(): string[];
+  /** Receives each pass's changes in order; awaited before the next pass. */
+  deliver(events: ChangeEvent[]): Promise<void>;
+  logger?: FeedLogger;
+  /** The fallback poll, ms (a missed notice is caught by it). */
+  pollMs?: number;
+}
+
+export class ChangeFeed {
+  /** The highest number read (or skipped) so far: every change up to it has been handed on. */
+  cursor = 0;
+  /** SQL statements this feed ran (for the bench: they must not grow with subscribers). */
+  statements = 0;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private poll: NodeJS.Timeout | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+  private client: pg.Client | null = null;
+  private retry: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly options: FeedOptions,
+  ) {}
+
+  static async start(db: Db, options: FeedOptions): Promise<ChangeFeed> {
+    const feed = new ChangeFeed(db, options);
+    feed.cursor = await feed.lastNumber();
+    await feed.listen();
+    feed.poll = setInterval(() => feed.kick(), options.pollMs ?? 1000);
+    feed.poll.unref();
+    return feed;
+  }
+
+  /** Reads soon; calls while a pass runs fold into one more pass. */
+  kick(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.pass();
+        } while (this.again && !this.closed);
+      } catch (error) {
+        this.options.logger?.error({ err: error }, 'realtime feed pass failed; the poll tries again');
+      } finally {
+        this.running = undefined;
+      }
+    })();
+  }
+
+  /** Waits for a pass under way (tests and shutdown). */
+  async settle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async lastNumber(): Promise<number> {
+    this.statements++;
+    const result = await sql<{ l: string }>`select (case when is_called then last_value else 0 end)::text as l from appbuilder.event_seq`.execute(this.db.kysely);
+    return Number(result.rows[0]?.l ?? 0);
+  }
+
+  private async pass(): Promise<void> {
+    const last = await this.lastNumber();
+    if (last <= this.cursor) return;
+    const apps = this.options.wanted();
+    if (apps.length === 0) {
+      this.cursor = last;
+      return;
+    }
+    this.statements++;
+    const horizon = (await sql<{ x: string }>`select pg_snapshot_xmax(pg_current_snapshot())::text as x`.execute(this.db.kysely)).rows[0].x;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+      if (this.closed) return;
+      this.statements++;
+      const result = await sql<EventRow & { ready: boolean }>`with s as (select pg_snapshot_xmin(pg_current_snapshot()) >= cast(${horizon} as xid8) as ready)
+        select s.ready, e.seq::text as seq, e.application_id, e.name, e.payload, e.previous
+        from s left join appbuilder.events e on s.ready and e.seq > ${this.cursor} and e.seq <= ${last}
+          and e.application_id = any(cast(${apps} as uuid[]))
+        order by e.seq`.execute(this.db.kysely);
+      if (result.rows[0]?.ready) {
+        this.cursor = last;
+        const events = result.rows.filter((row) => row.seq !== null).map(toEvent);
+        if (events.length > 0) await this.options.deliver(events);
+        return;
+      }
+      // A transaction that may hold a lower number is still running.
+      await sleep(wait);
+    }
+  }
+
+  /**
+   * The changes of one application after `after` up to what this feed has handed on, or `reset`
+   * when some of them are past `retentionSeconds` (or gone).
+   */
+  async replay(applicationId: string, after: number, retentionSeconds: number): Promise<ChangeEvent[] | 'reset'> {
+    const upTo = this.cursor;
+    if (after >= upTo) return [];
+    this.statements++;
+    const result = await sql<EventRow & { old: boolean }>`select e.seq::text as seq, e.application_id, e.name, e.payload, e.previous,
+        e.created_at < now() - make_interval(secs => ${retentionSeconds}) as old
+      from appbuilder.events e where e.application_id = ${applicationId} and e.seq >= ${after} and e.seq <= ${upTo}
+      order by e.seq`.execute(this.db.kysely);
+    const first = result.rows[0];
+    // The last event the client saw must still be here and within the retention: else it may have missed some.
+    if (!first || Number(first.seq) !== after || first.old) return 'reset';
+    return result.rows.slice(1).map(toEvent);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.db.pglite) {
+      this.unlisten = await this.db.pglite.listen(REALTIME_CHANNEL, () => this.kick());
+      return;
+    }
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.db.connectionString!, application_name: 'appbuilder-realtime' });
+    client.on('notification', () => this.kick());
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    await client.connect();
+    await client.query(`listen ${REALTIME_CHANNEL}`);
+    this.client = client;
+  }
+
+  private lost(client: pg.Client, error: Error): void {
+    if (this.closed || this.client !== client) return;
+    this.client = null;
+    client.end().catch(() => {});
+    this.options.logger?.warn({ err: error }, 'lost the LISTEN connection for realtime; the poll carries on, reconnecting');
+    this.reconnect();
+  }
+
+  private reconnect(): void {
+    this.retry = setTimeout(() => {
+      if (this.closed) return;
+      this.connect().then(
+        () => this.kick(),
+        () => this.reconnect(),
+      );
+    }, 1000);
+    this.retry.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.poll);
+    clearTimeout(this.retry);
+    await this.unlisten?.().catch(() => {});
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+    await this.settle();
+  }
+}

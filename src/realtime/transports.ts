@@ -1,0 +1,228 @@
+// The two transports of DESIGN §17 on every served version: `GET {app api}/realtime?subscribe=…`
+// (Server-Sent Events) and `GET {app api}/realtime/ws` (WebSocket, @fastify/websocket). Both
+// authenticate as every app route (bearer header, or `?token=` for EventSource, which cannot set
+// headers: the request log keeps paths only, api/logging.ts), and hand their connection to the hub.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import websocket from '@fastify/websocket';
+import { decodeJwt } from 'jose';
+import { notFound, Problem, unauthorized } from '../errors.ts';
+import type { Caller } from '../runtime/caller.ts';
+import type { DeploymentRegistry, ServedApp } from '../runtime/registry.ts';
+import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
+import { UPLOAD_PATH } from '../runtime/http/upload-route.ts';
+import type { Connection, OutEvent, RealtimeHub } from './hub.ts';
+import type { Audience } from './visibility.ts';
+
+export interface RealtimeRouteOptions {
+  appsPath: string;
+  registry: DeploymentRegistry;
+  auth: EndUserAuth;
+  hub: RealtimeHub;
+  /** The customer whose management credentials these headers carry; throws 401 when they are bad. */
+  builderCustomer(request: FastifyRequest): Promise<string>;
+  publicUrl?: string | null;
+}
+
+/** Who subscribes, resolved before the stream opens (so refusals are ordinary problem answers). */
+interface Subscriber {
+  served: ServedApp;
+  applicationId: string;
+  caller: Caller;
+  token: string | null;
+  audience: Audience;
+  topics: string[];
+  lastEventId: number | null;
+}
+
+const VERSION = /^v(\d+\.\d+\.\d+)$/;
+type Query = { subscribe?: string; token?: string; lastEventId?: string };
+type Params = { applicationId: string; version: string };
+
+function topicsOf(value: string | undefined): string[] {
+  return [...new Set((value ?? '').split(',').map((t) => t.trim()).filter(Boolean))];
+}
+
+function lastEventIdOf(request: FastifyRequest): number | null {
+  const header = request.headers['last-event-id'];
+  const value = (Array.isArray(header) ? header[0] : header) ?? (request.query as Query).lastEventId;
+  if (value === undefined || value === '') return null;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Problem(400, 'Last-Event-ID must be the id of an event this stream sent.', [{ path: '/lastEventId', message: 'is not an event id' }]);
+  return n;
+}
+
+async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptions): Promise<Subscriber> {
+  const { applicationId, version } = request.params as Params;
+  const serverVersion = VERSION.exec(version)?.[1];
+  const served = serverVersion && /^[0-9a-f-]{36}$/i.test(applicationId) ? await options.registry.resolve(applicationId, serverVersion) : null;
+  if (!served) throw notFound(`No published version ${version} of application ${applicationId}.`);
+  const query = request.query as Query;
+  const origin = (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+  const filesUrl = `${origin}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
+  let caller: Caller = { kind: 'anonymous' };
+  let token: string | null = null;
+  if (request.headers['x-svc-api-client'] !== undefined) {
+    // Management credentials act as the app's administrator (rules bypassed), as on every app route.
+    if ((await options.builderCustomer(request)) !== served.customerId) throw notFound('No such application.');
+    caller = { kind: 'admin' };
+  } else {
+    token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? query.token ?? null;
+    if (token) {
+      const user = await options.auth.verify(served.compiled, token);
+      if (!user) throw unauthorized('The token is not valid for this application (expired, revoked or another app\'s); log in again.');
+      caller = { kind: 'user', user };
+    }
+  }
+  const who = caller.kind === 'user' ? `user ${JSON.stringify(caller.user)}` : caller.kind;
+  const audience: Audience = { key: `${who} ${filesUrl}`, auth: caller.kind === 'user' ? caller.user : null, bypassRules: caller.kind === 'admin', filesUrl };
+  const topics = topicsOf(query.subscribe);
+  options.hub.checkTopics(served.compiled, topics);
+  const userId = caller.kind === 'user' ? String(caller.user.id) : null;
+  options.hub.admit(applicationId, userId);
+  return { served, applicationId, caller, token, audience, topics, lastEventId: lastEventIdOf(request) };
+}
+
+/** Milliseconds until the token's `exp` (null: none). */
+function msToExpiry(token: string | null): number | null {
+  if (!token) return null;
+  try {
+    const exp = decodeJwt(token).exp;
+    return typeof exp === 'number' ? Math.max(0, exp * 1000 - Date.now()) : null;
+  } catch {
+    return null;
+  }
+}
+
+function connectionBase(s: Subscriber, options: RealtimeRouteOptions, io: { write(e: OutEvent): boolean; end(reason: string): void }): Connection {
+  const connection: Connection = {
+    applicationId: s.applicationId,
+    served: s.served,
+    audience: s.audience,
+    userId: s.caller.kind === 'user' ? String(s.caller.user.id) : null,
+    topics: new Set(s.topics),
+    write: io.write,
+    end: io.end,
+    stillValid: async () => !s.token || (await options.auth.verify(s.served.compiled, s.token)) !== null,
+    lastSent: 0,
+    held: null,
+  };
+  const expiry = msToExpiry(s.token);
+  // Past its token's expiry a subscriber is disconnected (a timer can wait at most ~24.8 days).
+  if (expiry !== null && expiry < 2 ** 31 - 1) {
+    connection.expiryTimer = setTimeout(() => connection.end('the token expired'), expiry);
+    connection.expiryTimer.unref();
+  }
+  return connection;
+}
+
+function sseText(event: OutEvent): string {
+  if (event.kind === 'ping') return ': ping\n\n';
+  if (event.kind === 'reset') return 'event: reset\ndata: {"reason":"the events since Last-Event-ID are past the retention; reload"}\n\n';
+  return `id: ${event.id}\nevent: ${event.action}\ndata: ${JSON.stringify({ resource: event.resource, action: event.action, record: event.record })}\n\n`;
+}
+
+function wsText(event: Exclude<OutEvent, { kind: 'ping' }>): string {
+  if (event.kind === 'reset') return JSON.stringify({ type: 'reset' });
+  return JSON.stringify({ id: event.id, resource: event.resource, action: event.action, record: event.record });
+}
+
+export function realtimeRoutes(options: RealtimeRouteOptions) {
+  const { hub } = options;
+  const subscribers = new WeakMap<FastifyRequest, Subscriber>();
+  const base = `${options.appsPath}/:applicationId/api/:version/realtime`;
+  return async (fastify: FastifyInstance): Promise<void> => {
+    await fastify.register(websocket, { options: { maxPayload: 64 * 1024 } });
+    // Before the stream opens or the socket upgrades: refusals are problem answers (401, 404, 400, 429).
+    const preValidation = async (request: FastifyRequest) => {
+      subscribers.set(request, await subscriberOf(request, options));
+    };
+
+    fastify.get(base, { schema: { hide: true }, preValidation }, async (request, reply) => {
+      const s = subscribers.get(request)!;
+      if (s.topics.length === 0) throw new Problem(400, 'Name at least one topic: ?subscribe=toDos,users/{id}.', [{ path: '/subscribe', message: 'is required' }]);
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      raw.write(': connected\n\n');
+      let open = true;
+      const end = (reason: string) => {
+        if (!open) return;
+        open = false;
+        hub.detach(connection);
+        raw.end(`event: close\ndata: ${JSON.stringify({ reason })}\n\n`);
+        // A slow consumer's socket may never drain: do not wait for it.
+        setTimeout(() => raw.destroy(), 1000).unref();
+      };
+      const connection = connectionBase(s, options, {
+        write: (event) => {
+          if (!open) return false;
+          raw.write(sseText(event));
+          if (raw.writableLength > hub.settings.maxBufferedBytes) {
+            open = false;
+            hub.detach(connection);
+            raw.destroy();
+            return false;
+          }
+          return true;
+        },
+        end,
+      });
+      raw.on('close', () => {
+        open = false;
+        hub.detach(connection);
+      });
+      await hub.attach(connection, s.lastEventId);
+    });
+
+    fastify.get(`${base}/ws`, { websocket: true, schema: { hide: true }, preValidation }, (socket, request) => {
+      const s = subscribers.get(request)!;
+      const send = (message: object) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
+      const connection = connectionBase(s, options, {
+        write: (event) => {
+          if (socket.readyState !== socket.OPEN) return false;
+          if (event.kind === 'ping') socket.ping();
+          else socket.send(wsText(event));
+          if (socket.bufferedAmount > hub.settings.maxBufferedBytes) {
+            hub.detach(connection);
+            socket.terminate();
+            return false;
+          }
+          return true;
+        },
+        end: (reason) => {
+          hub.detach(connection);
+          if (socket.readyState === socket.OPEN) socket.close(4401, reason.slice(0, 120));
+        },
+      });
+      socket.on('message', (data) => {
+        let message: { type?: unknown; topics?: unknown };
+        try {
+          message = JSON.parse(String(data)) as typeof message;
+        } catch {
+          send({ type: 'error', status: 400, detail: 'Messages are JSON: {"type":"subscribe","topics":[…]}.' });
+          return;
+        }
+        const topics = Array.isArray(message.topics) ? message.topics.filter((t): t is string => typeof t === 'string') : [];
+        if (message.type === 'subscribe') {
+          const fresh = topics.filter((t) => !connection.topics.has(t));
+          try {
+            hub.checkTopics(s.served.compiled, fresh, connection.topics.size);
+          } catch (error) {
+            const problem = error as Problem;
+            send({ type: 'error', status: problem.status ?? 400, detail: problem.message, errors: problem.errors ?? [] });
+            return;
+          }
+          for (const t of fresh) connection.topics.add(t);
+          send({ type: 'subscribed', topics: [...connection.topics] });
+        } else if (message.type === 'unsubscribe') {
+          for (const t of topics) connection.topics.delete(t);
+          send({ type: 'unsubscribed', topics: [...connection.topics] });
+        } else {
+          send({ type: 'error', status: 400, detail: 'type is subscribe or unsubscribe.' });
+        }
+      });
+      socket.on('close', () => hub.detach(connection));
+      void hub.attach(connection, s.lastEventId).catch(() => socket.terminate());
+    });
+  };
+}
