@@ -9,6 +9,7 @@ import type { Services } from '../services/index.ts';
 import { Problem } from '../errors.ts';
 import { requireApiClient } from './auth.ts';
 import { registerMetrics } from './metrics.ts';
+import { consolePlugin } from '../console/plugin.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 import { registerRequestScopes } from '../storage/request-scope.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -172,6 +173,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
     await management(app, config.basePath, applicationGroups);
     await management(app, config.projectsPath, [projectRoutes, assistantGroup, projectConfigurationRoutes, attachmentRoutes, specificationRoutes, figmaRoutes]);
   }
+  await app.register(consolePlugin({ basePath: config.basePath, projectsPath: config.projectsPath, appsPath: config.appsPath }));
   for (const plugin of extraPlugins) await app.register(plugin);
   return app;
 }

@@ -49,6 +49,35 @@ export function builderRoutes(services: Services): FastifyPluginAsyncTypebox {
     const config = { requiredRole: 'owner' as const, unscopedOnly: true };
     const builders = services.builders;
 
+    // Who is calling, with what role and over which projects: what a client (the console) needs
+    // to show or hide what the caller may change. Any role may ask about itself.
+    app.get(
+      '/builders/me',
+      {
+        config: { requiredRole: 'viewer' as const },
+        schema: {
+          ...common,
+          operationId: 'getCaller',
+          summary: 'The caller: its actor (API client or builder), role and project scope',
+          response: {
+            200: Type.Object(
+              {
+                actor: Type.Object({ type: Type.Union([Type.Literal('apiClient'), Type.Literal('builder')]), id: Uuid }),
+                role: RoleSchema,
+                projectIds: ProjectIds,
+                isPlatformAdmin: Type.Boolean(),
+              },
+              { title: 'Caller' },
+            ),
+          },
+        },
+      },
+      async (request) => {
+        const { actor, role, projectIds, isPlatformAdmin } = request.principal;
+        return { actor, role, projectIds, isPlatformAdmin };
+      },
+    );
+
     app.post(
       '/builders',
       {
