@@ -16,8 +16,8 @@ export interface AccountsApp {
 }
 
 export function scodeWithVerified(): ReturnType<typeof todoScodeWithoutEvents> {
-  const scode = todoScodeWithoutEvents() as ReturnType<typeof todoScodeWithoutEvents> & { models: Array<{ id: string; fields: unknown[] }> };
-  scode.models
+  const scode = todoScodeWithoutEvents();
+  (scode as unknown as { models: Array<{ id: string; fields: unknown[] }> }).models
     .find((m) => m.id === 'urn:svc:model:user')!
     .fields.push({ id: 'urn:svc:edge:user-verified', name: 'verified', relationshipOwner: true, min: 0, max: 1, to: 'p_BOOLEAN', accessControl: { rules: [] } });
   return scode;

@@ -7,7 +7,7 @@ import { session } from './lib/api.js';
 import { modelByResource, recordLabel } from './lib/model.js';
 import { renderList } from './lib/list.js';
 import { renderDetail, renderForm } from './lib/record.js';
-import { renderLogin, renderSignup, logout } from './lib/auth.js';
+import { renderLogin, renderSignup, logout, takeProviderSignIn } from './lib/auth.js';
 
 function renderNav() {
   const current = location.hash.split('?')[0] || '#/';
@@ -38,6 +38,8 @@ function home() {
 
 async function route() {
   clearMessagesOnNavigate();
+  // Back from a provider's sign-in (lib/auth.js): the fragment holds the session, not a route.
+  if (SCHEMA.auth && /^#(token|mfaRequired)=/.test(location.hash)) return takeProviderSignIn();
   renderNav();
   const [path, queryText = ''] = (location.hash.replace(/^#/, '') || '/').split('?');
   const params = Object.fromEntries(new URLSearchParams(queryText));

@@ -81,6 +81,10 @@ export const api = {
   signup: (body) => request('POST', '/auth/signup', { body }),
   login: (body) => request('POST', '/auth/login', { body }),
   me: () => request('GET', '/auth/me'),
+  /** The sign-in providers of the app: [{name, displayName, startUrl}] under `items`. */
+  providers: () => request('GET', '/auth/providers'),
+  /** The second step of a sign-in that answered {mfaRequired, mfaToken}. */
+  mfa: (body) => request('POST', '/auth/mfa', { body }),
   /** Stores a File through POST /files; answers {key, url, contentType, size}. */
   upload: (file) => {
     const form = new FormData();
