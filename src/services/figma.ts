@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
-import { Problem, conflict, notFound, unprocessable } from '../errors.ts';
+import { Problem, badRequest, conflict, notFound, unprocessable } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
 import { jsonb } from '../storage/sql.ts';
 import { actorJson } from '../access/actor-context.ts';
@@ -23,6 +23,26 @@ import type { Page } from './projects.ts';
 export const FIGMA_JOB = 'figma_code_generation';
 
 export type ImportSource = { fileKey: string; tokenSecret: string } | { attachmentId: string };
+/** What a caller sends: one of the sources, checked by `sourceOf` once the project is known to be theirs. */
+export interface ImportRequest {
+  fileKey?: string;
+  tokenSecret?: string;
+  attachmentId?: string;
+}
+
+/** `fileKey` + `tokenSecret`, or `attachmentId`: 400 naming what is missing or too much. */
+function sourceOf(body: ImportRequest): ImportSource {
+  if (body.attachmentId !== undefined) {
+    const extra = (['fileKey', 'tokenSecret'] as const).filter((name) => body[name] !== undefined);
+    if (extra.length > 0) throw badRequest('Give either attachmentId, or fileKey and tokenSecret, not both.', extra.map((name) => ({ path: `/${name}`, message: 'not with attachmentId' })));
+    return { attachmentId: body.attachmentId };
+  }
+  const missing = (['fileKey', 'tokenSecret'] as const).filter((name) => body[name] === undefined);
+  if (missing.length > 0) throw badRequest('Give fileKey and tokenSecret, or attachmentId.', missing.map((name) => ({ path: `/${name}`, message: 'is required without attachmentId' })));
+  return { fileKey: body.fileKey!, tokenSecret: body.tokenSecret! };
+}
+
+
 
 /** The columns of an import the API shows (never the document). */
 const SHOWN = ['id', 'customer_id', 'project_id', 'file_key', 'attachment_id', 'name', 'version', 'last_modified', 'frames', 'created_at'] as const;
@@ -48,8 +68,10 @@ export class FigmaService {
   }
 
   /** Reads the file (and, by file key, its images), then stores the import with them in one transaction. */
-  async create(customerId: string, projectId: string, source: ImportSource): Promise<FigmaImport> {
+  async create(customerId: string, projectId: string, request: ImportRequest): Promise<FigmaImport> {
+    // Another customer's project is a 404 whatever the body says.
     await this.attachments.checkProject(customerId, projectId);
+    const source = sourceOf(request);
     let file: ReadFile;
     let images: FigmaImage[] = [];
     let fileKey: string | null = null;

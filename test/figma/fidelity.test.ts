@@ -33,6 +33,20 @@ const walk = (node: FigmaNode, visit: (node: FigmaNode, ancestors: FigmaNode[]) 
 const autoLayout = (node: FigmaNode) => node.layoutMode === 'HORIZONTAL' || node.layoutMode === 'VERTICAL';
 const TOLERANCE = 2;
 
+interface Measured { id: string; x: number; y: number; width: number; height: number }
+/**
+ * Runs in the page (as text: the project compiles without DOM types): every element
+ * with a data-node-id, its rendered box relative to the frame's element.
+ */
+const MEASURE = `(frameId) => {
+  const elements = [...document.querySelectorAll('[data-node-id]')];
+  const o = elements.find((e) => e.dataset.nodeId === frameId).getBoundingClientRect();
+  return elements.map((e) => {
+    const r = e.getBoundingClientRect();
+    return { id: e.dataset.nodeId, x: r.x - o.x, y: r.y - o.y, width: r.width, height: r.height };
+  });
+}`;
+
 const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', css: 'text/css; charset=utf-8', png: 'image/png' };
 
 async function serve(files: RenderedFile[]): Promise<{ origin: string; close(): Promise<void> }> {
@@ -110,7 +124,7 @@ describe.skipIf(chromiumMissing)('Figma renderer fidelity in chromium', () => {
       try {
         // The pages are reached the way a visitor reaches them: by the index's links.
         expect((await page.goto(`${site.origin}/`))?.status()).toBe(200);
-        const links = await page.evaluate(() => [...document.querySelectorAll('a')].map((a) => a.getAttribute('href')!));
+        const links = await page.evaluate<string[]>(`[...document.querySelectorAll('a')].map((a) => a.getAttribute('href'))`);
         expect(links).toHaveLength(frames.length);
         for (const [i, frame] of frames.entries()) {
           const path = links[i];
@@ -118,15 +132,7 @@ describe.skipIf(chromiumMissing)('Figma renderer fidelity in chromium', () => {
           await page.setViewportSize({ width: Math.max(1, Math.ceil(frame.width)), height: Math.max(1, Math.ceil(frame.height)) });
           const response = await page.goto(`${site.origin}/${path}`);
           expect(response?.status()).toBe(200);
-          const measured = await page.evaluate((frameId) => {
-            const elements = [...document.querySelectorAll<HTMLElement>('[data-node-id]')];
-            const root = elements.find((e) => e.dataset.nodeId === frameId)!;
-            const o = root.getBoundingClientRect();
-            return elements.map((e) => {
-              const r = e.getBoundingClientRect();
-              return { id: e.dataset.nodeId!, x: r.x - o.x, y: r.y - o.y, width: r.width, height: r.height };
-            });
-          }, frame.nodeId);
+          const measured = await page.evaluate<Measured[]>(`(${MEASURE})(${JSON.stringify(frame.nodeId)})`);
           const rendered = new Map(measured.map((m) => [m.id, m]));
           for (const [id, want] of expectedBoxes(node)) {
             total++;

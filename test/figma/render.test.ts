@@ -122,6 +122,25 @@ describe('Figma renderer: names, escaping, errors, assets (no browser)', () => {
 });
 
 interface Declared { [property: string]: string }
+interface Styled { declared: Declared; computed: Declared; box: { x: number; y: number; width: number; height: number } }
+
+/*
+ * Browser-side code runs in the page and is written as text: the project compiles
+ * without DOM types. STYLE_OF: a node's element, the rule of its class as the
+ * browser parsed styles.css (CSSOM), chosen computed properties, and its box.
+ */
+const STYLE_OF = `({ nodeId, props }) => {
+  const el = document.querySelector('[data-node-id="' + CSS.escape(nodeId) + '"]');
+  const rules = [...document.styleSheets].flatMap((s) => [...s.cssRules]);
+  const rule = rules.find((r) => r.selectorText === '.' + el.className);
+  const declared = {};
+  for (let i = 0; i < rule.style.length; i++) declared[rule.style[i]] = rule.style.getPropertyValue(rule.style[i]);
+  const cs = getComputedStyle(el);
+  const computed = {};
+  for (const p of props) computed[p] = cs.getPropertyValue(p);
+  const r = el.getBoundingClientRect();
+  return { declared, computed, box: { x: r.x, y: r.y, width: r.width, height: r.height } };
+}`;
 
 describe.skipIf(chromiumMissing)('Figma renderer: the mapping as chromium reads it', () => {
   let browser: Browser;
@@ -144,19 +163,8 @@ describe.skipIf(chromiumMissing)('Figma renderer: the mapping as chromium reads 
   }
 
   /** The declared rule of a node's class (the browser's own parse of styles.css) and its computed style. */
-  async function styleOf(nodeId: string, props: string[]): Promise<{ declared: Declared; computed: Declared; box: { x: number; y: number; width: number; height: number } }> {
-    return page.evaluate(({ nodeId, props }) => {
-      const el = document.querySelector<HTMLElement>(`[data-node-id="${CSS.escape(nodeId)}"]`)!;
-      const rules = [...document.styleSheets].flatMap((s) => [...s.cssRules]) as CSSStyleRule[];
-      const rule = rules.find((r) => r.selectorText === `.${el.className}`)!;
-      const declared: Record<string, string> = {};
-      for (let i = 0; i < rule.style.length; i++) declared[rule.style[i]] = rule.style.getPropertyValue(rule.style[i]);
-      const cs = getComputedStyle(el);
-      const computed: Record<string, string> = {};
-      for (const p of props) computed[p] = cs.getPropertyValue(p);
-      const r = el.getBoundingClientRect();
-      return { declared, computed, box: { x: r.x, y: r.y, width: r.width, height: r.height } };
-    }, { nodeId, props });
+  async function styleOf(nodeId: string, props: string[]): Promise<Styled> {
+    return page.evaluate<Styled>(`(${STYLE_OF})(${JSON.stringify({ nodeId, props })})`);
   }
 
   beforeAll(async () => {
@@ -267,7 +275,7 @@ describe.skipIf(chromiumMissing)('Figma renderer: the mapping as chromium reads 
     const text = await styleOf('1:2', ['font-family', 'font-size', 'font-weight', 'line-height', 'letter-spacing', 'text-align', 'color', 'text-transform', 'justify-content']);
     expect(text.computed).toEqual({ 'font-family': 'Inter, sans-serif', 'font-size': '20px', 'font-weight': '700', 'line-height': '24px', 'letter-spacing': '1px', 'text-align': 'center', color: 'rgb(0, 0, 255)', 'text-transform': 'uppercase', 'justify-content': 'flex-end' });
     expect(text.box).toEqual({ x: 20, y: 30, width: 300, height: 40 });
-    const runs = await page.evaluate(() => [...document.querySelectorAll('[data-node-id="1:2"] span span')].map((s) => ({ text: s.textContent, weight: getComputedStyle(s).fontWeight, color: getComputedStyle(s).color })));
+    const runs = await page.evaluate<Array<{ text: string; weight: string; color: string }>>(`[...document.querySelectorAll('[data-node-id="1:2"] span span')].map((s) => ({ text: s.textContent, weight: getComputedStyle(s).fontWeight, color: getComputedStyle(s).color }))`);
     expect(runs).toEqual([{ text: 'bold', weight: '900', color: 'rgb(0, 255, 0)' }]);
     expect(await page.locator('[data-node-id="1:2"]').textContent()).toBe('Hello bold world');
   });
@@ -294,7 +302,7 @@ describe.skipIf(chromiumMissing)('Figma renderer: the mapping as chromium reads 
     const files = renderFigmaSite({ document: file(frame) });
     for (const f of files.filter((x) => x.path.endsWith('.html'))) {
       await open(files, f.path);
-      expect(await page.evaluate(() => document.querySelectorAll('script, img, b').length)).toBe(0);
+      expect(await page.evaluate<number>(`document.querySelectorAll('script, img, b').length`)).toBe(0);
     }
     await open(files);
     expect(await page.title()).toBe('<script>alert(1)</script>');
@@ -324,10 +332,10 @@ describe.skipIf(chromiumMissing)('Figma renderer: the mapping as chromium reads 
     const files = renderFigmaSite({ document: file(frame, other) });
     expect(files.map((f) => f.path)).toEqual(['index.html', 'card.html', 'card-2.html', 'styles.css']);
     await open(files, 'card.html');
-    const classes = await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-node-id]')].map((e) => [e.dataset.nodeId, e.className]));
+    const classes = await page.evaluate<string[][]>(`[...document.querySelectorAll('[data-node-id]')].map((e) => [e.dataset.nodeId, e.className])`);
     expect(classes).toEqual([['1:1', 'card'], ['1:2', 'card-2'], ['1:3', 'card-3'], ['1:7', 'node-9-lives']]);
     await open(files, 'card-2.html');
-    expect(await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-node-id]')].map((e) => e.className))).toEqual(['card-4', 'card-5']);
+    expect(await page.evaluate<string[]>(`[...document.querySelectorAll('[data-node-id]')].map((e) => e.className)`)).toEqual(['card-4', 'card-5']);
   });
 
   it('image fills: the asset is fetched as shipped; without bytes a neutral placeholder of the right size', async () => {
@@ -363,7 +371,7 @@ describe.skipIf(chromiumMissing)('Figma renderer: the mapping as chromium reads 
   it('index.html lists every frame with a link to its page, its page name and size', async () => {
     const files = renderFigmaSite({ document: file(node('1:1', 'FRAME', 0, 0, 375, 812, { name: 'Sign in & up' }), node('1:2', 'COMPONENT', 0, 0, 120, 40, { name: 'Button' })) });
     await open(files, 'index.html');
-    const links = await page.evaluate(() => [...document.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'), a.parentElement!.querySelector('small')!.textContent]));
+    const links = await page.evaluate<string[][]>(`[...document.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'), a.parentElement.querySelector('small').textContent])`);
     expect(links).toEqual([['Sign in & up', 'sign-in-up.html', 'Page 1 · 375px × 812px'], ['Button', 'button.html', 'Page 1 · 120px × 40px']]);
     expect(await page.locator('h1').textContent()).toBe('Test file');
   });

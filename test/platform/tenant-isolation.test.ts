@@ -34,6 +34,8 @@ function bodies(projectId: string, applicationId = ''): Record<string, unknown> 
     updateProject: { name: 'Renamed by B' },
     putApplicationWebhook: { url: 'https://hooks.example.com/appbuilder' },
     postAssistantMessage: { content: 'add a text field note to to-dos', applicationId },
+    // No such attachment: A gets 422 for it, B the 404 of a project it does not own.
+    createFigmaImport: { attachmentId: '01900000-0000-7000-8000-000000000000' },
   };
 }
 

@@ -45,7 +45,8 @@ describe.each(await availableDrivers())('writes over HTTP on %s', (driver) => {
   it('signs up (201 with a token and the user), logs in, and answers /auth/me', async () => {
     const signup = await api.post<{ token: string; user: Rec }>('/auth/signup', { name: 'Ann', email: ' Ann@Example.TEST ', password: 'correct horse' });
     expect(signup.status).toBe(201);
-    expect(Object.keys(signup.body).sort()).toEqual(['token', 'user']);
+    expect(Object.keys(signup.body).sort()).toEqual(['refreshToken', 'token', 'user']);
+    expect(typeof (signup.body as { refreshToken?: unknown }).refreshToken).toBe('string');
     expect(signup.body.token.split('.')).toHaveLength(3);
     expect(signup.body.user).toEqual({ id: expect.any(String), name: 'Ann', email: 'ann@example.test', todos: [] });
     ann = signup.body;

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/index.ts';
-import { badRequest } from '../../errors.ts';
-import type { ImportSource } from '../../services/figma.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 
@@ -46,18 +44,6 @@ const ProjectParams = Type.Object({ projectId: Uuid });
 const ImportParams = Type.Object({ projectId: Uuid, importId: Uuid });
 const CodeParams = Type.Object({ projectId: Uuid, importId: Uuid, jobId: Uuid });
 
-/** `fileKey` + `tokenSecret`, or `attachmentId`: 400 naming what is missing or too much. */
-function sourceOf(body: { fileKey?: string; tokenSecret?: string; attachmentId?: string }): ImportSource {
-  if (body.attachmentId !== undefined) {
-    const extra = (['fileKey', 'tokenSecret'] as const).filter((name) => body[name] !== undefined);
-    if (extra.length > 0) throw badRequest('Give either attachmentId, or fileKey and tokenSecret, not both.', extra.map((name) => ({ path: `/${name}`, message: 'not with attachmentId' })));
-    return { attachmentId: body.attachmentId };
-  }
-  const missing = (['fileKey', 'tokenSecret'] as const).filter((name) => body[name] === undefined);
-  if (missing.length > 0) throw badRequest('Give fileKey and tokenSecret, or attachmentId.', missing.map((name) => ({ path: `/${name}`, message: 'is required without attachmentId' })));
-  return { fileKey: body.fileKey!, tokenSecret: body.tokenSecret! };
-}
-
 /** The figma-integration group (DESIGN §14): imports, and code generated from their frames. */
 export function figmaRoutes(services: Services): FastifyPluginAsyncTypebox {
   const { figma } = services;
@@ -78,7 +64,7 @@ export function figmaRoutes(services: Services): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const created = await figma.create(request.principal.customerId, request.params.projectId, sourceOf(request.body));
+        const created = await figma.create(request.principal.customerId, request.params.projectId, request.body);
         return reply.status(201).send(created);
       },
     );
