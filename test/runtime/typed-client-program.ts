@@ -54,7 +54,8 @@ export async function compile(dir: string, client: string, program: string, opti
 }
 
 /**
- * The to-do program: sign up, create, list, log out (then `me` is a 401 problem), log in, `me`,
+ * The to-do program: sign up, create, list, log out (then `me` is a 401 problem), log in (a
+ * session, or a second-factor challenge this account does not get), refresh the session, `me`,
  * complete the to-do through its HTTP trigger, read it back. Prints what it saw as JSON.
  */
 export function todoProgram(baseUrl: string, email: string): string {
@@ -66,7 +67,8 @@ const session: Session = await api.auth.signUp({ name: 'Ann', email: ${JSON.stri
 const draft: ToDoCreate = { title: 'Try the typed client', status: 'open' };
 const created: ToDo = await api.toDos.create(draft);
 const page = await api.toDos.list({ limit: 10, sort: '-title' });
-api.auth.logOut();
+await api.auth.logOut();
+const forgotten = api.token === null && api.refreshToken === null;
 let anonymous = 0;
 try {
   await api.auth.me();
@@ -74,6 +76,9 @@ try {
   if (error instanceof ApiProblem) anonymous = error.status;
 }
 const again = await api.auth.logIn({ email: ${JSON.stringify(email)}, password });
+if (!('token' in again)) throw new Error('a second factor was asked: ' + again.mfaToken);
+const tokenKept = again.token === api.token && again.refreshToken === api.refreshToken;
+const refreshed = await api.auth.refresh();
 const me = await api.auth.me();
 await api.triggers.completeTodo({ path: { id: created.id } });
 const read = await api.toDos.get(created.id);
@@ -84,7 +89,9 @@ console.log(JSON.stringify({
   listed: page.items.map((item) => item.title),
   total: page.total,
   anonymous,
-  tokenKept: again.token === api.token,
+  forgotten,
+  tokenKept,
+  refreshKept: refreshed.token === api.token && refreshed.refreshToken === api.refreshToken && refreshed.refreshToken !== again.refreshToken,
   me: me.email,
   statusAfter: read.status,
   ownerIsMe: owner === session.user.id,

@@ -2,7 +2,7 @@
  * `GET {app api}/client.ts` (issue 19): the typed client of a served version of the to-do
  * example, downloaded from the real server, type-checked with the project's `tsc` together with
  * a small program, compiled, and run with node against the live app (sign up, create, list,
- * log out and in, me, an HTTP trigger). Its types catch mistakes; a model renamed in a new
+ * log out and in, refresh, me, an HTTP trigger). Its types catch mistakes; a model renamed in a new
  * version renames the client's types and resource; the frontend bundle ships the same file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -76,7 +76,9 @@ describe.each(drivers)('typed client per version (%s)', (driver) => {
     expect(seen.listed).toContain('Try the typed client');
     expect(seen.total).toBe(seen.listed.length);
     expect(seen.anonymous).toBe(401);
+    expect(seen.forgotten).toBe(true);
     expect(seen.tokenKept).toBe(true);
+    expect(seen.refreshKept).toBe(true);
     expect(seen.me).toBe(email);
     expect(seen.statusAfter).toBe('done');
     expect(seen.ownerIsMe).toBe(true);

@@ -77,8 +77,10 @@ export class ApiProblem extends Error {
 export interface ClientOptions {
   /** The version's API address: "{app_url}/api/v{serverVersion}". */
   baseUrl: string;
-  /** An end user's token from an earlier signUp or logIn. */
+  /** An end user's access token from an earlier session (signUp, logIn, refresh). */
   token?: string | null;
+  /** The refresh token of that session, for auth.refresh(). */
+  refreshToken?: string | null;
   /** Headers sent with every request (e.g. a builder's management credentials). */
   headers?: Record<string, string>;
   /** Another fetch (a test's, a framework's); the global one by default. */
@@ -87,6 +89,7 @@ export interface ClientOptions {
 
 interface ClientState {
   token: string | null;
+  refreshToken: string | null;
 }
 
 function problemOf(status: number, statusText: string, data: unknown): ProblemBody {
@@ -130,13 +133,34 @@ function transport(options: ClientOptions, state: ClientState) {
     return data as Answer<operations[K]>;
   }
 
-  /** Keeps the token of a session answer (signUp, logIn). */
+  /** Keeps the tokens of a session answer (signUp, logIn, refresh…); a second-factor challenge keeps none. */
   function keepToken<T>(answer: T): T {
-    const token = (answer as { token?: unknown } | null)?.token;
-    if (typeof token === "string") state.token = token;
+    const session = answer as { token?: unknown; refreshToken?: unknown } | null | undefined;
+    if (typeof session?.token === "string") {
+      state.token = session.token;
+      state.refreshToken = typeof session.refreshToken === "string" ? session.refreshToken : null;
+    }
     return answer;
   }
 
-  return { call, keepToken };
+  /** Ends the session on the server when there is one, then forgets both tokens whatever the answer. */
+  async function endSession(request: () => Promise<unknown>): Promise<void> {
+    try {
+      if (state.token !== null) await request();
+    } catch (error) {
+      // 401: the token had already expired or been revoked, so there is nothing left to end.
+      if (!(error instanceof ApiProblem && error.status === 401)) throw error;
+    } finally {
+      state.token = null;
+      state.refreshToken = null;
+    }
+  }
+
+  function keptRefreshToken(): string {
+    if (state.refreshToken === null) throw new Error("No refresh token is kept: sign up or log in first, or pass refreshToken to createClient.");
+    return state.refreshToken;
+  }
+
+  return { call, keepToken, endSession, keptRefreshToken };
 }
 `;

@@ -4,7 +4,10 @@
  * `operations`) come from openapi-typescript, the library made for that, loaded on first
  * use only; the small fetch wrapper after them is generated here from the same document:
  * - one group per resource (`client.toDos.list/get/create/update/delete`),
- * - `client.auth` (signUp and logIn keep the token they answer, me, logOut),
+ * - `client.auth`: every auth operation; those that answer a session keep its tokens (signUp,
+ *   logIn, completeSecondFactor…; logIn may answer a second-factor challenge instead, kept as
+ *   the union the document gives), `logOut` ends the session and forgets them, `refresh` uses
+ *   the kept refresh token,
  * - `client.triggers` (the HTTP triggers),
  * - `client.byOperationId` (every operation, including ones added to the document later).
  * The output depends on the document only (never on a host), so the copy the frontend
@@ -24,8 +27,16 @@ interface Operation {
   hasPathParameters: boolean;
   hasBody: boolean;
   bodyRequired: boolean;
+  /** Its answer is a Session, or may be one (log-in: a Session or an MfaChallenge). */
   keepsToken: boolean;
+  /** Its answer may be a second-factor challenge instead of a session. */
+  mayChallenge: boolean;
 }
+
+/** Auth routes the client adds behaviour to (runtime/accounts/routes.ts). */
+const LOG_OUT_PATH = '/auth/logout';
+const REFRESH_PATH = '/auth/refresh';
+const SCHEMAS = '#/components/schemas/';
 
 const VERBS = ['get', 'post', 'put', 'patch', 'delete'];
 const RESOURCE_METHODS: Record<string, string> = { list: 'GET', create: 'POST', get: 'GET', update: 'PATCH', delete: 'DELETE' };
@@ -39,12 +50,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Whether a 200/201 answer is the `Session` schema (signUp and logIn answer a token to keep). */
-function answersSession(operation: Record<string, unknown>): boolean {
+/** The schemas a 200/201 JSON answer refers to: its `$ref`, or those of its `oneOf`/`anyOf`. */
+function answerSchemas(operation: Record<string, unknown>): string[] {
+  type Schema = { $ref?: unknown; oneOf?: unknown; anyOf?: unknown };
   const responses = isObject(operation.responses) ? operation.responses : {};
-  return ['200', '201'].some((status) => {
-    const schema = (responses[status] as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.['application/json']?.schema;
-    return schema?.$ref === '#/components/schemas/Session';
+  return ['200', '201'].flatMap((status) => {
+    const schema = (responses[status] as { content?: Record<string, { schema?: Schema }> } | undefined)?.content?.['application/json']?.schema;
+    const alternatives = [schema, ...[schema?.oneOf, schema?.anyOf].flatMap((list) => (Array.isArray(list) ? (list as Schema[]) : []))];
+    return alternatives.flatMap((item) => (typeof item?.$ref === 'string' && item.$ref.startsWith(SCHEMAS) ? [item.$ref.slice(SCHEMAS.length)] : []));
   });
 }
 
@@ -56,6 +69,7 @@ function operationsOf(document: OpenApiDocument): Operation[] {
       const operation = item[verb];
       if (!isObject(operation) || typeof operation.operationId !== 'string' || !IDENTIFIER.test(operation.operationId)) continue;
       const own = Array.isArray(operation.parameters) ? (operation.parameters as Array<{ in?: string }>) : [];
+      const answers = answerSchemas(operation);
       found.push({
         operationId: operation.operationId,
         method: verb.toUpperCase(),
@@ -65,7 +79,8 @@ function operationsOf(document: OpenApiDocument): Operation[] {
         hasPathParameters: [...shared, ...own].some((p) => p.in === 'path'),
         hasBody: isObject(operation.requestBody),
         bodyRequired: isObject(operation.requestBody) && operation.requestBody.required === true,
-        keepsToken: answersSession(operation),
+        keepsToken: answers.includes('Session'),
+        mayChallenge: answers.includes('MfaChallenge'),
       });
     }
   }
@@ -84,6 +99,27 @@ function resourceMethod(operation: Operation): { resource: string; method: strin
 
 const op = (operation: Operation) => `operations[${literal(operation.operationId)}]`;
 const call = (operation: Operation, args: string) => `call<${literal(operation.operationId)}>(${literal(operation.method)}, ${literal(operation.path)}, ${args})`;
+const endsSession = (operation: Operation) => operation.method === 'POST' && operation.path === LOG_OUT_PATH;
+
+/** The call with the client's bookkeeping: a session's tokens kept, both forgotten after a log-out. */
+function bookkept(operation: Operation, args: string): string {
+  if (endsSession(operation)) return `endSession(() => ${call(operation, args)})`;
+  return operation.keepsToken ? `${call(operation, args)}.then(keepToken)` : call(operation, args);
+}
+
+/** The operation's summary, and what the client does beyond the call. */
+function docText(operation: Operation): string | undefined {
+  const notes = [
+    operation.keepsToken && operation.mayChallenge
+      ? 'Answers a session (its tokens are kept) or, for an account with a second factor, `{ mfaRequired, mfaToken }`: narrow with `"token" in answer`, then `auth.completeSecondFactor({ mfaToken, code })`.'
+      : operation.keepsToken
+        ? 'Keeps the session\'s tokens.'
+        : '',
+    endsSession(operation) ? 'The client forgets its tokens whatever the answer (a 401, already signed out, is not an error).' : '',
+  ].filter((note) => note !== '');
+  const summary = notes.length > 0 && operation.summary ? operation.summary.replace(/\.?$/, '.') : operation.summary;
+  return [summary, ...notes].filter(Boolean).join(' ') || undefined;
+}
 
 function resourceLine(operation: Operation, method: string): string {
   const o = op(operation);
@@ -99,20 +135,48 @@ function resourceLine(operation: Operation, method: string): string {
   }
 }
 
-/** An auth method: the body alone (`signUp({name, email, password})`), or nothing (`me()`). */
-function authLine(operation: Operation): string {
-  if (operation.hasPathParameters) return genericLine(operation.operationId, operation);
-  const [parameter, args] = operation.hasBody ? [`body: Args<${op(operation)}>["body"]`, '{ body }'] : ['', '{}'];
-  const answer = operation.keepsToken ? `keepToken(await ${call(operation, args)})` : call(operation, args);
-  return `${operation.operationId}: ${operation.keepsToken ? 'async ' : ''}(${parameter}) => ${answer},`;
+/** An auth method: the body alone (`signUp({name, email, password})`, `logOut()` or `logOut({ all: true })`), or nothing (`me()`). */
+function authLine(name: string, operation: Operation): string {
+  if (operation.hasPathParameters) return genericLine(name, operation);
+  const body = `body: Args<${op(operation)}>["body"]${endsSession(operation) ? ' = {}' : ''}`;
+  return `${name}: (${operation.hasBody ? body : ''}) => ${bookkept(operation, operation.hasBody ? '{ body }' : '{}')},`;
 }
 
 /** A method taking the operation's `{path, query, body}` (optional when nothing in it is required). */
 function genericLine(name: string, operation: Operation): string {
   const required = operation.hasPathParameters || operation.bodyRequired;
   const args = `args: Args<${op(operation)}>${required ? '' : ` = {} as Args<${op(operation)}>`}`;
-  const body = operation.keepsToken ? `keepToken(await ${call(operation, 'args')})` : `${call(operation, 'args')}`;
-  return `${name}: ${operation.keepsToken ? 'async ' : ''}(${args}) => ${body},`;
+  return `${name}: (${args}) => ${bookkept(operation, 'args')},`;
+}
+
+/**
+ * The names of one object literal's members, each given once: a name already taken goes to
+ * the next candidate, then to the first one numbered (a model named Trigger has `triggersRecords`).
+ */
+function namer(reserved: string[] = []): (...candidates: string[]) => string {
+  const taken = new Set(reserved);
+  return (...candidates) => {
+    let name = candidates.find((candidate) => !taken.has(candidate));
+    for (let n = 2; name === undefined; n += 1) if (!taken.has(`${candidates[0]}${n}`)) name = `${candidates[0]}${n}`;
+    taken.add(name);
+    return name;
+  };
+}
+
+/** The members of `auth` the client adds: `refresh` (with the kept refresh token), and `logOut` where the document has none. */
+function authHelpers(operations: Operation[], name: (...candidates: string[]) => string): { lines: string[]; refreshes: boolean } {
+  const lines: string[] = [];
+  const refresh = operations.find((o) => o.method === 'POST' && o.path === REFRESH_PATH && o.keepsToken && o.hasBody && o.tags.includes('auth'));
+  if (refresh) {
+    lines.push(
+      '      /** Exchanges the kept refresh token for a new pair, and keeps it (throws when none is kept). */\n',
+      `      ${name('refresh')}: async () => ${call(refresh, '{ body: { refreshToken: keptRefreshToken() } }')}.then(keepToken),\n`,
+    );
+  }
+  if (!operations.some((o) => endsSession(o) && o.tags.includes('auth'))) {
+    lines.push(`      /** Forgets the tokens: later calls are anonymous. */\n      ${name('logOut')}: (): Promise<void> => endSession(() => Promise.resolve()),\n`);
+  }
+  return { lines, refreshes: refresh !== undefined };
 }
 
 function group(name: string, lines: string[]): string {
@@ -121,39 +185,51 @@ function group(name: string, lines: string[]): string {
 
 /** The wrapper's `createClient` with one method per operation of the document. */
 function clientFactory(operations: Operation[]): string {
+  const topName = namer(['token', 'refreshToken', 'auth', 'triggers', 'byOperationId']);
+  const authName = namer();
+  const helpers = authHelpers(operations, authName);
+  const triggerName = namer();
   const resources = new Map<string, string[]>();
   const auth: string[] = [];
   const triggers: string[] = [];
   for (const operation of operations) {
     const resource = resourceMethod(operation);
-    const line = (text: string) => `${doc(operation.summary, '      ')}      ${text}\n`;
+    const line = (text: string) => `${doc(docText(operation), '      ')}      ${text}\n`;
     if (resource) {
       const lines = resources.get(resource.resource) ?? [];
       lines.push(line(resourceLine(operation, resource.method)));
       resources.set(resource.resource, lines);
     } else if (operation.tags.includes('auth')) {
-      auth.push(line(authLine(operation)));
+      auth.push(line(authLine(authName(operation.operationId), operation)));
     } else if (operation.tags.includes('triggers')) {
       const name = operation.operationId.replace(/^trigger(?=[A-Z])/, '');
-      triggers.push(line(genericLine(name[0].toLowerCase() + name.slice(1), operation)));
+      triggers.push(line(genericLine(triggerName(name[0].toLowerCase() + name.slice(1), operation.operationId), operation)));
     }
   }
-  auth.push('      /** Forgets the token: later calls are anonymous. */\n      logOut: (): void => {\n        state.token = null;\n      },\n');
-  const byId = operations.map((operation) => `${doc(operation.summary, '      ')}      ${genericLine(operation.operationId, operation)}\n`);
+  const idName = namer();
+  const byId = operations.map((operation) => `${doc(docText(operation), '      ')}      ${genericLine(idName(operation.operationId), operation)}\n`);
+  const used = ['call', 'endSession', ...(operations.some((o) => o.keepsToken) ? ['keepToken'] : []), ...(helpers.refreshes ? ['keptRefreshToken'] : [])];
   return [
     'export function createClient(options: ClientOptions) {',
-    '  const state: ClientState = { token: options.token ?? null };',
-    `  const { ${['call', ...(operations.some((o) => o.keepsToken) ? ['keepToken'] : [])].join(', ')} } = transport(options, state);`,
+    '  const state: ClientState = { token: options.token ?? null, refreshToken: options.refreshToken ?? null };',
+    `  const { ${used.join(', ')} } = transport(options, state);`,
     '  return {',
-    '    /** The end user\'s token sent as `Authorization: Bearer`; signUp and logIn keep the one they answer. */',
+    '    /** The end user\'s access token sent as `Authorization: Bearer`; kept from every session answered. */',
     '    get token(): string | null {',
     '      return state.token;',
     '    },',
     '    set token(value: string | null) {',
     '      state.token = value;',
     '    },',
-    ...[...resources].map(([name, lines]) => group(name, lines).trimEnd()),
-    group('auth', auth).trimEnd(),
+    '    /** The refresh token of the same session, which `auth.refresh()` exchanges for a new pair. */',
+    '    get refreshToken(): string | null {',
+    '      return state.refreshToken;',
+    '    },',
+    '    set refreshToken(value: string | null) {',
+    '      state.refreshToken = value;',
+    '    },',
+    ...[...resources].map(([name, lines]) => group(topName(name, `${name}Records`), lines).trimEnd()),
+    group('auth', [...auth, ...helpers.lines]).trimEnd(),
     ...(triggers.length > 0 ? [group('triggers', triggers).trimEnd()] : []),
     group('byOperationId', byId).trimEnd(),
     '  };',
