@@ -140,6 +140,13 @@ describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a mig
     const jobId = published.body.status.jobs.find((j) => j.jobType === 'deployment')!.id;
 
     // A worker takes the job (the first, then the retry); it is killed while PostgreSQL converts the rows for it.
+    // The migration's statements run inside one `do` block (src/compiler/schema/batch.ts), so
+    // pg_stat_activity shows the block, not the statement it is at: the conversion is running when
+    // the block holding it is still active and its backend already holds the to-do table's
+    // ACCESS EXCLUSIVE lock (taken by the block's first statement, the instant `add column`, and
+    // then by the conversion; the block ends with the conversion).
+    const schema = schemaNameForApp(app.id);
+    const todoTable = tableNameForModel(TODO);
     let killedAt = 0;
     for (let kill = 1; kill <= 2; kill++) {
       const worker = startWorker(database.url!);
@@ -147,9 +154,14 @@ describe.skipIf(!hasPostgres)('kill -9 of workers, twice, in the middle of a mig
       const converting = await waitFor(
         async () => {
           const result = await sql<{ pid: number; xact_start: Date }>`
-            select pid, xact_start from pg_stat_activity
-            where datname = current_database() and state = 'active' and pid <> pg_backend_pid()
-              and query like 'alter table %alter column % type double precision using %'`.execute(database.db.kysely);
+            select a.pid, a.xact_start from pg_stat_activity a
+            where a.datname = current_database() and a.state = 'active' and a.pid <> pg_backend_pid()
+              and a.query like 'do %alter table %alter column % type double precision using %'
+              and exists (
+                select 1 from pg_locks l
+                join pg_class c on c.oid = l.relation join pg_namespace n on n.oid = c.relnamespace
+                where l.pid = a.pid and l.granted and l.mode = 'AccessExclusiveLock'
+                  and n.nspname = ${schema} and c.relname = ${todoTable})`.execute(database.db.kysely);
           if (worker.child.exitCode !== null) throw new Error(`the worker exited: ${worker.output()}`);
           return result.rows[0];
         },

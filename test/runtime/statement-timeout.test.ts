@@ -50,7 +50,6 @@ describe.skipIf(!hasPostgres)('the statement timeout (PostgreSQL, 500 ms)', () =
       expect(next.status).toBe(200);
       expect(next.body.total).toBe(0);
     }
-    // (The owner's own reads embed their 200,000 to-do ids today, itself past 500 ms: not used here.)
     const created = await slow.api.post('/toDos', { title: 'After the timeout', status: 'open', user: slow.other.id }, slow.other.token);
     expect(created.status).toBe(201);
   }, 60_000);
