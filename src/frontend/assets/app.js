@@ -7,7 +7,7 @@ import { session } from './lib/api.js';
 import { modelByResource, recordLabel } from './lib/model.js';
 import { renderList } from './lib/list.js';
 import { renderDetail, renderForm } from './lib/record.js';
-import { renderLogin, renderSignup, logout, takeProviderSignIn } from './lib/auth.js';
+import { renderLogin, renderSignup, logout, takeProviderSignIn, needsVerification, MAIL_PAGES } from './lib/auth.js';
 
 function renderNav() {
   const current = location.hash.split('?')[0] || '#/';
@@ -23,7 +23,8 @@ function renderNav() {
   const userModel = modelByResource(SCHEMA.auth.userResource);
   box.replaceChildren(...(user && session.token
     ? [h('span', {}, 'Signed in as ', h('a', { href: `#/${SCHEMA.auth.userResource}/${encodeURIComponent(user.id)}` }, recordLabel(userModel, user))),
-       h('button', { type: 'button', class: 'secondary', onclick: logout }, 'Log out')]
+       needsVerification(user) ? h('a', { href: '#/verify' }, 'Verify your email') : null,
+       h('button', { type: 'button', class: 'secondary', onclick: logout }, 'Log out')].filter(Boolean)
     : [h('a', { href: '#/login', class: 'button secondary' }, 'Log in'), h('a', { href: '#/signup', class: 'button' }, 'Sign up')]));
 }
 
@@ -51,6 +52,8 @@ async function route() {
   }
   if (SCHEMA.auth && parts[0] === 'login' && parts.length === 1) return renderLogin();
   if (SCHEMA.auth && parts[0] === 'signup' && parts.length === 1) return renderSignup();
+  // The pages the account mails link to (`#/reset-password?token=…`, …).
+  if (SCHEMA.auth && SCHEMA.auth.hasEmail && parts.length === 1 && Object.hasOwn(MAIL_PAGES, parts[0])) return MAIL_PAGES[parts[0]](params.token);
   const model = modelByResource(parts[0]);
   if (!model) return notFoundPage(path);
   if (SCHEMA.auth && !session.token) notify(['You are not logged in: you may see nothing here. ', h('a', { href: '#/login' }, 'Log in'), '.'], 'info');

@@ -38,14 +38,15 @@ export const session = {
 
 const base = API_BASE_URL.replace(/\/+$/, '');
 
-export async function request(method, path, { query, body, form } = {}) {
+/** `anonymous`: sent without the session's token (a mail's link works whoever is signed in here, or whose token expired). */
+export async function request(method, path, { query, body, form, anonymous = false } = {}) {
   // A relative API_BASE_URL (same origin as the page) works too.
   const url = new URL(base + path, location.href);
   for (const [key, value] of Object.entries(query || {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
   }
   const headers = { Accept: 'application/json' };
-  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  if (session.token && !anonymous) headers.Authorization = `Bearer ${session.token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response;
   try {
@@ -66,7 +67,7 @@ export async function request(method, path, { query, body, form } = {}) {
   }
   if (!response.ok) {
     // A rejected token is useless: forget it so the next page offers to log in.
-    if (response.status === 401 && session.token) session.clear();
+    if (response.status === 401 && session.token && !anonymous) session.clear();
     throw new ApiError(response.status, data || { title: response.statusText });
   }
   return data;
@@ -85,6 +86,14 @@ export const api = {
   providers: () => request('GET', '/auth/providers'),
   /** The second step of a sign-in that answered {mfaRequired, mfaToken}. */
   mfa: (body) => request('POST', '/auth/mfa', { body }),
+  /** A new verification mail: to the signed-in user, or (`{email}`, sent without the token) to that address's account. */
+  verifyRequest: (body = {}) => request('POST', '/auth/verify/request', { body, anonymous: body.email !== undefined }),
+  verifyConfirm: (token) => request('POST', '/auth/verify/confirm', { body: { token }, anonymous: true }),
+  /** Answers 202 alike whether or not an account has the address. */
+  passwordRequest: (email) => request('POST', '/auth/password/request', { body: { email }, anonymous: true }),
+  /** The new password; it ends every session of the account (204). */
+  passwordConfirm: (token, password) => request('POST', '/auth/password/confirm', { body: { token, password }, anonymous: true }),
+  emailConfirm: (token) => request('POST', '/auth/email/confirm', { body: { token }, anonymous: true }),
   /** Stores a File through POST /files; answers {key, url, contentType, size}. */
   upload: (file) => {
     const form = new FormData();
