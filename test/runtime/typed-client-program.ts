@@ -108,7 +108,115 @@ export function taskProgram(baseUrl: string, email: string): string {
     .replaceAll('api.toDos.', 'api.tasks.');
 }
 
-/** Mistakes the client's types must catch, each on its own line (a wrong type, an unknown field, a bad enum, a misspelt query). */
+/**
+ * Realtime through the client: subscribes to the to-dos (and, through `api.subscribe`, to one
+ * record), creates, updates and deletes a to-do once the streams are open, and prints what each
+ * handler received. The records are read as `ToDo` (a delete as its id only): the types say so.
+ * Unsubscribing ends the streams, so the program exits on its own.
+ */
+export function subscribeProgram(baseUrl: string, email: string): string {
+  return `import { createClient, type AnyRealtimeEvent, type RealtimeEvent, type ToDo } from './client.ts';
+
+const api = createClient({ baseUrl: ${JSON.stringify(baseUrl)} });
+await api.auth.signUp({ name: 'Sue', email: ${JSON.stringify(email)}, password: 'correct horse battery' });
+const seen: Array<{ action: string; id: string; title: string | null; eventId: string }> = [];
+let resolveAll = () => {};
+const all = new Promise<void>((resolve) => (resolveAll = resolve));
+let createdId = '';
+// Every change of Sue's to-dos (her welcome to-do too, which the app's event queue creates): until the delete of the one created here.
+const handler = (event: RealtimeEvent<ToDo, 'toDos'>) => {
+  if (event.action === 'delete') {
+    seen.push({ action: event.action, id: event.record.id, title: null, eventId: event.id });
+    if (event.record.id === createdId) resolveAll();
+  } else {
+    const record: ToDo = event.record;
+    seen.push({ action: event.action, id: record.id, title: record.title, eventId: event.id });
+  }
+};
+const opened = new Promise<void>((resolve, reject) => {
+  const unsubscribe = api.toDos.subscribe(handler, { onOpen: resolve, onError: reject });
+  void all.then(unsubscribe);
+});
+await opened;
+const created = await api.toDos.create({ title: 'Heard live', status: 'open' });
+createdId = created.id;
+const one: string[] = [];
+let resolveOne = () => {};
+const heardOne = new Promise<void>((resolve) => (resolveOne = resolve));
+await new Promise<void>((resolve) => {
+  const unsubscribe = api.subscribe([\`toDos/\${created.id}\`], (event: AnyRealtimeEvent) => {
+    if (event.resource === 'toDos' && event.action === 'update') {
+      one.push(event.record.title);
+      unsubscribe();
+      resolveOne();
+    } else one.push(event.action);
+  }, { onOpen: resolve });
+});
+await api.toDos.update(created.id, { title: 'Heard live (2)' });
+await heardOne;
+await api.toDos.delete(created.id);
+const timeout = setTimeout(() => {
+  console.log(JSON.stringify({ timedOut: true, seen, one }));
+  throw new Error('timed out');
+}, 15000);
+await all;
+clearTimeout(timeout);
+console.log(JSON.stringify({ createdId: created.id, seen, one }));
+`;
+}
+
+/**
+ * The client's SSE line reader and reconnection, against a fetch of the program's own (no server):
+ * events split across chunks anywhere (inside a CRLF too), CR, LF and CRLF line ends, comments, a
+ * two-line data, `retry:`, `reset`; then the reconnection carries the last event's id and the
+ * token, and its 401 stops the subscription through onError.
+ */
+export function sseReaderProgram(): string {
+  return `import { ApiProblem, createClient, type AnyRealtimeEvent } from './client.ts';
+
+const encoder = new TextEncoder();
+const chunks = [
+  ': connected\\r\\n\\r',
+  '\\nretry: 10\\n\\nid: 7\\nevent: create\\ndata: {"resource":"toDos","action":"create",',
+  '"record":{"id":"a","title":"one"}}\\r\\n\\r\\n: ping\\n\\nid: 8\\r\\nevent: reset\\r\\ndata: {"reason":"x"}\\r\\n\\r\\n',
+  'id: 9\\revent: delete\\rdata: {"resource":"toDos","action":"delete",\\rdata: "record":{"id":"a"}}\\r\\r',
+];
+const calls: Array<{ url: string; lastEventId: string | null; authorization: string | null }> = [];
+const fakeFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const headers = (init?.headers ?? {}) as Record<string, string>;
+  calls.push({ url: String(input), lastEventId: headers['last-event-id'] ?? null, authorization: headers['authorization'] ?? null });
+  if (calls.length > 1) {
+    const problem = { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'The token expired.', errors: [] };
+    return new Response(JSON.stringify(problem), { status: 401, headers: { 'content-type': 'application/problem+json' } });
+  }
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+};
+
+const api = createClient({ baseUrl: 'http://example.invalid/api/', token: 'tok', fetch: fakeFetch });
+const events: AnyRealtimeEvent[] = [];
+let opens = 0;
+let resets = 0;
+const status = await new Promise<number>((resolve) => {
+  api.subscribe(['toDos/a', 'users'], (event) => events.push(event), {
+    onOpen: () => (opens += 1),
+    onReset: () => (resets += 1),
+    onError: (error) => resolve(error instanceof ApiProblem ? error.status : 0),
+  });
+});
+console.log(JSON.stringify({ events, opens, resets, status, calls }));
+`;
+}
+
+/**
+ * Mistakes the client's types must catch, each on its own line (a wrong type, an unknown field, a
+ * bad enum, a misspelt query, a change's record read without ruling out a delete, a misspelt topic).
+ */
 export function wrongProgram(): string {
   return `import { createClient } from './client.ts';
 
@@ -117,6 +225,8 @@ await api.toDos.create({ title: 42 });
 await api.toDos.create({ titel: 'typo' });
 await api.toDos.update('id', { status: 'closed' });
 await api.toDos.list({ limt: 5 });
+api.toDos.subscribe((event) => event.record.title);
+api.subscribe(['toDo'], () => {});
 `;
 }
 

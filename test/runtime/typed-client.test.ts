@@ -2,7 +2,7 @@
  * `GET {app api}/client.ts` (issue 19): the typed client of a served version of the to-do
  * example, downloaded from the real server, type-checked with the project's `tsc` together with
  * a small program, compiled, and run with node against the live app (sign up, create, list,
- * log out and in, refresh, me, an HTTP trigger). Its types catch mistakes; a model renamed in a new
+ * log out and in, refresh, me, an HTTP trigger, realtime `subscribe`). Its types catch mistakes; a model renamed in a new
  * version renames the client's types and resource; the frontend bundle ships the same file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { apiPath, downloadBundle, publishAndWait } from '../frontend/published.ts';
-import { compile, diagnostics, runNode, taskProgram, todoProgram, wrongProgram } from './typed-client-program.ts';
+import { compile, diagnostics, runNode, sseReaderProgram, subscribeProgram, taskProgram, todoProgram, wrongProgram } from './typed-client-program.ts';
 
 const drivers = await availableDrivers();
 
@@ -47,7 +47,9 @@ describe.each(drivers)('typed client per version (%s)', (driver) => {
     etagV1 = response.headers.get('etag') ?? '';
     expect(etagV1).toMatch(/^"[0-9a-f]{64}"$/);
     expect(clientV1).toContain(`export const SERVER_VERSION = "${app.serverVersion}";`);
-    for (const member of ['export function createClient', 'export type ToDo = ', 'export type UserEmbedded = ', '"toDos": {', '"auth": {', 'completeTodo:']) expect(clientV1).toContain(member);
+    for (const member of ['export function createClient', 'export type ToDo = ', 'export type UserEmbedded = ', '"toDos": {', '"auth": {', 'completeTodo:', 'export interface RealtimeRecords', '    subscribe: (topics']) expect(clientV1).toContain(member);
+    // The realtime streams are read by `subscribe`, never by the JSON call (which would wait for their end).
+    expect(clientV1).not.toMatch(/call<"\w+">\("GET", "\/realtime/);
     // No import, no require: nothing to install.
     expect(clientV1).not.toMatch(/^\s*import\s/m);
     expect(clientV1).not.toMatch(/\brequire\(/);
@@ -88,12 +90,56 @@ describe.each(drivers)('typed client per version (%s)', (driver) => {
     expect(stored.body).toMatchObject({ title: 'Try the typed client', status: 'done' });
   }, 180_000);
 
-  it("catches a wrong type, an unknown field, a value outside the enum and a misspelt query", async () => {
+  it('subscribes over streamed SSE: a create, update and delete through the API reach the typed handlers, then it unsubscribes and exits', async () => {
+    const dir = join(work, 'subscribe');
+    const built = await compile(dir, clientV1, subscribeProgram(apiUrl(app.serverVersion), `sue.${driver}@example.test`));
+    expect(built.stdout + built.stderr).toBe('');
+    expect(built.code).toBe(0);
+    const ran = await runNode([join(dir, 'out', 'program.js')], dir);
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const out = JSON.parse(ran.stdout) as { createdId: string; seen: Array<{ action: string; id: string; title: string | null; eventId: string }>; one: string[] };
+    const mine = out.seen.filter((e) => e.id === out.createdId);
+    expect(mine.map(({ action, id, title }) => ({ action, id, title }))).toEqual([
+      { action: 'create', id: out.createdId, title: 'Heard live' },
+      { action: 'update', id: out.createdId, title: 'Heard live (2)' },
+      { action: 'delete', id: out.createdId, title: null },
+    ]);
+    const eventIds = mine.map((e) => Number(e.eventId));
+    expect(eventIds.every((n) => Number.isSafeInteger(n) && n > 0)).toBe(true);
+    expect(eventIds).toEqual([...eventIds].sort((a, b) => a - b));
+    // The record's own topic: its update. (Its create, committed just before this subscription, may
+    // come first when the server had not yet handed it on: a stream is not cut at its opening.)
+    expect(out.one.filter((action) => action !== 'create')).toEqual(['Heard live (2)']);
+  }, 120_000);
+
+  it('reads SSE split anywhere, with any line end; reconnects with the last id and the token; stops on a refusal', async () => {
+    const dir = join(work, 'sse-reader');
+    const built = await compile(dir, clientV1, sseReaderProgram());
+    expect(built.stdout + built.stderr).toBe('');
+    const ran = await runNode([join(dir, 'out', 'program.js')], dir);
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toEqual({
+      events: [
+        { id: '7', resource: 'toDos', action: 'create', record: { id: 'a', title: 'one' } },
+        { id: '9', resource: 'toDos', action: 'delete', record: { id: 'a' } },
+      ],
+      opens: 1,
+      resets: 1,
+      status: 401,
+      calls: [
+        { url: 'http://example.invalid/api/realtime?subscribe=toDos%2Fa,users', lastEventId: null, authorization: 'Bearer tok' },
+        { url: 'http://example.invalid/api/realtime?subscribe=toDos%2Fa,users', lastEventId: '9', authorization: 'Bearer tok' },
+      ],
+    });
+  }, 120_000);
+
+  it("catches a wrong type, an unknown field, a value outside the enum, a misspelt query, an unnarrowed change and a misspelt topic", async () => {
     const checked = await compile(join(work, 'wrong'), clientV1, wrongProgram(), { noEmit: true });
     expect(checked.code).not.toBe(0);
     const found = diagnostics(checked.stdout);
-    expect(found.map((d) => d.line)).toEqual([4, 5, 6, 7]);
-    expect(found.map((d) => d.code)).toEqual(['TS2322', 'TS2561', 'TS2322', 'TS2561']);
+    expect(found.map((d) => d.line)).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(found.map((d) => d.code)).toEqual(['TS2322', 'TS2561', 'TS2322', 'TS2561', 'TS2339', 'TS2820']);
   }, 120_000);
 
   it('ships the same client.ts in the frontend bundle', async () => {

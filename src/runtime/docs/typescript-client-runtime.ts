@@ -3,14 +3,17 @@
  * use it, the argument and answer types read from `operations`, and the fetch call. Plain
  * TypeScript over the global `fetch`, `URL` and `URLSearchParams` (browsers, Node 18+,
  * Deno, Bun), so the client needs no package; it type-checks under `strict`,
- * `noUncheckedIndexedAccess` and `exactOptionalPropertyTypes`.
+ * `noUncheckedIndexedAccess` and `exactOptionalPropertyTypes`. Its realtime part (`subscribe`)
+ * is in typescript-client-realtime.ts.
  */
+import { REALTIME_NAMES } from './typescript-client-realtime.ts';
 
 export const CLIENT_USAGE = `//
 //   import { createClient } from './client.ts';
 //   const api = createClient({ baseUrl: 'http://localhost:8080/apps/<applicationId>/api/v<version>' });
 //   await api.auth.signUp({ name: 'Ann', email: 'ann@example.com', password: 'correct horse battery' });
 //   const page = await api.toDos.list({ limit: 10, sort: '-deadline', filter: 'record.status == "open"' });
+//   const unsubscribe = api.toDos.subscribe((event) => console.log(event.action, event.record.id));
 //
 // Any answer other than 2xx throws ApiProblem (status, problem.title, problem.errors[{path, message}]).
 // Needs the types of fetch: "lib": ["DOM"] or @types/node in the program's tsconfig.`;
@@ -31,6 +34,7 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([
   'createClient',
   'AppClient',
   'transport',
+  ...REALTIME_NAMES,
 ]);
 
 export const CLIENT_RUNTIME = String.raw`

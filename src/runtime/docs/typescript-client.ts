@@ -3,13 +3,14 @@
  * the version's OpenAPI document (openapi.ts). The types (`paths`, `components`,
  * `operations`) come from openapi-typescript, the library made for that, loaded on first
  * use only; the small fetch wrapper after them is generated here from the same document:
- * - one group per resource (`client.toDos.list/get/create/update/delete`),
+ * - one group per resource (`client.toDos.list/get/create/update/delete/subscribe`), and
+ *   `client.subscribe(topics, handler)` over several (realtime, typescript-client-realtime.ts),
  * - `client.auth`: every auth operation; those that answer a session keep its tokens (signUp,
  *   logIn, completeSecondFactor…; logIn may answer a second-factor challenge instead, kept as
  *   the union the document gives), `logOut` ends the session and forgets them, `refresh` uses
  *   the kept refresh token,
  * - `client.triggers` (the HTTP triggers),
- * - `client.byOperationId` (every operation, including ones added to the document later).
+ * - `client.byOperationId` (every operation but the realtime streams, including ones added to the document later).
  * The output depends on the document only (never on a host), so the copy the frontend
  * bundle ships is byte for byte the one `GET {app api}/client.ts` answers.
  */
@@ -17,6 +18,7 @@ import type { OpenAPI3 } from 'openapi-typescript';
 import type { CompiledApp } from '../compiled-app.ts';
 import { buildOpenApi, type OpenApiDocument } from './openapi.ts';
 import { CLIENT_RUNTIME, CLIENT_USAGE, RESERVED_NAMES } from './typescript-client-runtime.ts';
+import { CLIENT_REALTIME } from './typescript-client-realtime.ts';
 
 interface Operation {
   operationId: string;
@@ -61,13 +63,23 @@ function answerSchemas(operation: Record<string, unknown>): string[] {
   });
 }
 
+/**
+ * A stream rather than a JSON call (the realtime routes: Server-Sent Events, a WebSocket upgrade):
+ * `call` would wait for its end. `subscribe` reads the SSE one; neither is a method of its own.
+ */
+function isStream(operation: Record<string, unknown>): boolean {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const ok = responses['200'] as { content?: Record<string, unknown> } | undefined;
+  return operation['x-appbuilder-stream'] !== undefined || responses['101'] !== undefined || ok?.content?.['text/event-stream'] !== undefined;
+}
+
 function operationsOf(document: OpenApiDocument): Operation[] {
   const found: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     const shared = Array.isArray(item.parameters) ? (item.parameters as Array<{ in?: string }>) : [];
     for (const verb of VERBS) {
       const operation = item[verb];
-      if (!isObject(operation) || typeof operation.operationId !== 'string' || !IDENTIFIER.test(operation.operationId)) continue;
+      if (!isObject(operation) || typeof operation.operationId !== 'string' || !IDENTIFIER.test(operation.operationId) || isStream(operation)) continue;
       const own = Array.isArray(operation.parameters) ? (operation.parameters as Array<{ in?: string }>) : [];
       const answers = answerSchemas(operation);
       found.push({
@@ -179,17 +191,34 @@ function authHelpers(operations: Operation[], name: (...candidates: string[]) =>
   return { lines, refreshes: refresh !== undefined };
 }
 
+/** A resource's `subscribe`: its changes (or one record's, `{ id }`), typed by what its `get` answers. */
+function subscribeLine(resource: string): string {
+  const event = `RealtimeEvent<RealtimeRecords[${literal(resource)}], ${literal(resource)}>`;
+  const topic = `options.id === undefined ? ${literal(resource)} : ${literal(`${resource}/`)} + options.id`;
+  return [
+    '      /** Its changes the caller may read (one record\'s with `{ id }`) as they commit; answers the function that unsubscribes. */\n',
+    `      subscribe: (handler: (event: ${event}) => void, options: SubscribeOptions & { id?: string | undefined } = {}) => subscribe([${topic}], handler, options),\n`,
+  ].join('');
+}
+
+/** `RealtimeRecords`: each resource with a `get`, and the record it answers (what its changes carry). */
+function realtimeRecords(gets: Map<string, Operation>): string {
+  const members = [...gets].map(([resource, operation]) => `  ${literal(resource)}: Answer<${op(operation)}>;\n`);
+  return `/** The record each resource's changes carry: what its \`get\` answers. */\nexport interface RealtimeRecords {\n${members.join('')}}\n`;
+}
+
 function group(name: string, lines: string[]): string {
   return `    ${literal(name)}: {\n${lines.join('')}    },\n`;
 }
 
 /** The wrapper's `createClient` with one method per operation of the document. */
 function clientFactory(operations: Operation[]): string {
-  const topName = namer(['token', 'refreshToken', 'auth', 'triggers', 'byOperationId']);
+  const topName = namer(['token', 'refreshToken', 'subscribe', 'auth', 'triggers', 'byOperationId']);
   const authName = namer();
   const helpers = authHelpers(operations, authName);
   const triggerName = namer();
   const resources = new Map<string, string[]>();
+  const gets = new Map<string, Operation>();
   const auth: string[] = [];
   const triggers: string[] = [];
   for (const operation of operations) {
@@ -199,6 +228,7 @@ function clientFactory(operations: Operation[]): string {
       const lines = resources.get(resource.resource) ?? [];
       lines.push(line(resourceLine(operation, resource.method)));
       resources.set(resource.resource, lines);
+      if (resource.method === 'get') gets.set(resource.resource, operation);
     } else if (operation.tags.includes('auth')) {
       auth.push(line(authLine(authName(operation.operationId), operation)));
     } else if (operation.tags.includes('triggers')) {
@@ -208,11 +238,14 @@ function clientFactory(operations: Operation[]): string {
   }
   const idName = namer();
   const byId = operations.map((operation) => `${doc(docText(operation), '      ')}      ${genericLine(idName(operation.operationId), operation)}\n`);
+  for (const [resource, lines] of resources) if (gets.has(resource)) lines.push(subscribeLine(resource));
   const used = ['call', 'endSession', ...(operations.some((o) => o.keepsToken) ? ['keepToken'] : []), ...(helpers.refreshes ? ['keptRefreshToken'] : [])];
   return [
+    realtimeRecords(gets),
     'export function createClient(options: ClientOptions) {',
     '  const state: ClientState = { token: options.token ?? null, refreshToken: options.refreshToken ?? null };',
     `  const { ${used.join(', ')} } = transport(options, state);`,
+    '  const { subscribe } = realtime(options, state);',
     '  return {',
     '    /** The end user\'s access token sent as `Authorization: Bearer`; kept from every session answered. */',
     '    get token(): string | null {',
@@ -228,6 +261,8 @@ function clientFactory(operations: Operation[]): string {
     '    set refreshToken(value: string | null) {',
     '      state.refreshToken = value;',
     '    },',
+    '    /** Changes of several topics (`"toDos"`, `"users/{id}"`) as they commit, narrowed by `event.resource`; answers the function that unsubscribes. */',
+    '    subscribe: (topics: readonly Topic[], handler: (event: AnyRealtimeEvent) => void, options?: SubscribeOptions) => subscribe(topics, handler, options),',
     ...[...resources].map(([name, lines]) => group(topName(name, `${name}Records`), lines).trimEnd()),
     group('auth', [...auth, ...helpers.lines]).trimEnd(),
     ...(triggers.length > 0 ? [group('triggers', triggers).trimEnd()] : []),
@@ -283,6 +318,7 @@ export async function buildTypescriptClient(document: OpenApiDocument): Promise<
     astToString(ast),
     schemaAliases(document),
     CLIENT_RUNTIME,
+    CLIENT_REALTIME,
     clientFactory(operationsOf(document)),
   ].join('\n');
 }
