@@ -1,9 +1,15 @@
 // The outbox reader (DESIGN §17): committed `appbuilder.events` rows, in their number order, to the
 // realtime hub of this process. A row is numbered when inserted (migration 013), so a transaction
-// still running may hold a number below a committed one. A pass therefore reads the sequence (L),
-// then takes a snapshot and notes its xmax (X): every row numbered up to L belongs to a
-// transaction whose id is below X (the trigger takes the id before the number). Once the oldest
-// running transaction is at or past X, those rows are final, and the pass reads (cursor, L].
+// still running may hold a number below a committed one. A pass therefore
+//   1. reads the sequence (L): every row numbered up to L has been inserted;
+//   2. notes the transactions that hold a lock on `appbuilder.events` now (S, their top-level ids):
+//      a transaction whose row is numbered up to L has either committed by then or is among them
+//      (an insert locks the table before its trigger takes the number, until the transaction ends);
+//   3. reads (cursor, L] in a statement whose own snapshot shows every transaction of S ended
+//      (visible in it, or aborted); else it waits a little and tries again with a new snapshot.
+// Only writers of the outbox are waited for: a long transaction elsewhere (another database of the
+// cluster, a report) does not hold the feed back. (A snapshot's xmax is no bound for this: it is the
+// latest completed id + 1, and a transaction that took its id later but runs on is not listed in it.)
 // Passes are woken by `NOTIFY appbuilder_realtime` (sent at commit by the trigger: a rolled-back
 // write announces nothing) over a LISTEN connection on PostgreSQL, by PGlite's own notices on the
 // embedded store, and by a slow poll in case a notice was missed.
@@ -42,6 +48,15 @@ function toEvent(row: EventRow): ChangeEvent {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const EPOCH = 2n ** 32n;
+/** The 64-bit id of 32-bit `xid`, the one nearest to `near` (a 64-bit id). */
+function widen(near: bigint, xid: bigint): bigint {
+  let candidate = near - (near % EPOCH) + xid;
+  if (candidate > near + EPOCH / 2n) candidate -= EPOCH;
+  else if (candidate < near - EPOCH / 2n) candidate += EPOCH;
+  return candidate;
+}
 
 export interface FeedOptions {
   /** The applications whose changes anyone here listens to; others are skipped unread. */
@@ -120,14 +135,15 @@ export class ChangeFeed {
       this.cursor = last;
       return;
     }
-    this.statements++;
-    const horizon = (await sql<{ x: string }>`select pg_snapshot_xmax(pg_current_snapshot())::text as x`.execute(this.db.kysely)).rows[0].x;
+    const writers = await this.writersNow();
     for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
       if (this.closed) return;
       this.statements++;
-      const result = await sql<EventRow & { ready: boolean }>`with s as (select pg_snapshot_xmin(pg_current_snapshot()) >= cast(${horizon} as xid8) as ready)
-        select s.ready, e.seq::text as seq, e.application_id, e.name, e.payload, e.previous
-        from s left join appbuilder.events e on s.ready and e.seq > ${this.cursor} and e.seq <= ${last}
+      const result = await sql<EventRow & { ready: boolean }>`with s as (select pg_current_snapshot() as snap),
+          w as (select coalesce(bool_and(pg_visible_in_snapshot(x, s.snap) or pg_xact_status(x) = 'aborted'), true) as ready
+            from s left join unnest(cast(${writers} as xid8[])) x on true)
+        select w.ready, e.seq::text as seq, e.application_id, e.name, e.payload, e.previous
+        from w left join appbuilder.events e on w.ready and e.seq > ${this.cursor} and e.seq <= ${last}
           and e.application_id = any(cast(${apps} as uuid[]))
         order by e.seq`.execute(this.db.kysely);
       if (result.rows[0]?.ready) {
@@ -136,9 +152,26 @@ export class ChangeFeed {
         if (events.length > 0) await this.options.deliver(events);
         return;
       }
-      // A transaction that may hold a lower number is still running.
+      // A writer of the outbox that may hold a lower number is still running.
       await sleep(wait);
     }
+  }
+
+  /**
+   * The transactions (as 64-bit ids) of other sessions that hold a lock on `appbuilder.events` now.
+   * pg_stat_activity gives 32-bit ids; each is widened against the snapshot's xmax, which is within
+   * 2^31 of every running transaction.
+   */
+  private async writersNow(): Promise<string[]> {
+    this.statements++;
+    const result = await sql<{ xids: string[] | null; xmax: string }>`select array_agg(distinct a.backend_xid::text) as xids, pg_snapshot_xmax(pg_current_snapshot())::text as xmax
+      from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'relation' and l.relation = cast('appbuilder.events' as regclass)
+        and l.database = (select oid from pg_database where datname = current_database())
+        and a.backend_xid is not null and a.pid <> pg_backend_pid()`.execute(this.db.kysely);
+    const row = result.rows[0];
+    if (!row?.xids?.length) return [];
+    return row.xids.map((xid) => widen(BigInt(row.xmax), BigInt(xid)).toString());
   }
 
   /**

@@ -1,13 +1,16 @@
-// The topic registry (DESIGN §17): the connections of this process, what each listens to, and the
-// hand-over of each committed change to them: one visibility statement per change (visibility.ts)
-// for every connection of the application at once, then each connection's copy to its transport.
+// The realtime hub (DESIGN §17): the connections of this process, what each listens to (topics.ts),
+// and the hand-over of each committed change to them: one visibility statement per change and
+// served version (visibility.ts) for every audience of its topics at once, then each connection's
+// copy to its transport. Several changes are judged at once (their statements in flight together,
+// PIPELINE), and written in their order.
 import { Problem, badRequest } from '../errors.ts';
 import type { Db } from '../storage/db.ts';
 import { isUuid } from '../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../runtime/compiled-app.ts';
 import type { ServedApp } from '../runtime/registry.ts';
 import { ChangeFeed, type ChangeEvent, type FeedLogger } from './feed.ts';
-import { Visibility, type Audience, type RealtimeAction } from './visibility.ts';
+import { TopicIndex } from './topics.ts';
+import { Visibility, type Audience, type RealtimeAction, type Verdict } from './visibility.ts';
 import type { RealtimeSettings } from './settings.ts';
 
 /** What a transport sends: a change (`id` is the event's number) or the reset that tells the client to reload. */
@@ -20,7 +23,7 @@ export interface Connection {
   readonly audience: Audience;
   /** The end user's id, for the per-user limit; null for an administrator or nobody. */
   readonly userId: string | null;
-  /** `toDos` (every change the caller may read) or `toDos/{id}` (one record). */
+  /** `toDos` (every change the caller may read) or `toDos/{id}` (one record); changed through the hub only. */
   readonly topics: Set<string>;
   /** Writes an event; false when the connection was dropped (closed, or too slow to drain). */
   write(event: OutEvent): boolean;
@@ -34,6 +37,9 @@ export interface Connection {
   held: ChangeEvent[] | null;
   expiryTimer?: NodeJS.Timeout;
 }
+
+/** Changes whose visibility statements may be in flight at once. */
+const PIPELINE = 4;
 
 const ACTIONS: Record<string, RealtimeAction> = { created: 'create', updated: 'update', deleted: 'delete' };
 
@@ -54,6 +60,11 @@ function changeOf(app: CompiledApp, event: ChangeEvent): { model: CompiledModel;
 
 export class RealtimeHub {
   private readonly byApp = new Map<string, Set<Connection>>();
+  private readonly topics = new TopicIndex<Connection>();
+  /** Per served version: audience key → its connections (its fragments are forgotten with the last). */
+  private readonly audienceCount = new Map<CompiledApp, Map<string, number>>();
+  /** Connections replaying (Last-Event-ID): live changes wait in their `held`. */
+  private readonly replaying = new Set<Connection>();
   private readonly perUser = new Map<string, number>();
   private readonly visibility: Visibility;
   private feed: ChangeFeed | undefined;
@@ -61,23 +72,32 @@ export class RealtimeHub {
   private revalidate: NodeJS.Timeout | undefined;
   /** Visibility statements run (the bench divides by changes). */
   visibilityStatements = 0;
-  /** Changes handed to at least one connection. */
+  /** Changes judged for someone listening (per served version: one visibility statement each). */
   changes = 0;
+  /** Connections dropped as slow consumers, and the most bytes one of them had left unsent. */
+  readonly slow = { dropped: 0, largestUnsent: 0 };
 
   constructor(
     private readonly db: Db,
     readonly settings: RealtimeSettings,
     options: { relationLimit?: number; embeddedIdLimit?: number } = {},
-    private readonly logger?: FeedLogger,
+    private logger?: FeedLogger,
   ) {
     this.visibility = new Visibility(db, { ...options, onStatement: () => this.visibilityStatements++ });
   }
 
+  /** The server's logger, when none was given at construction (the transports hand theirs). */
+  adoptLogger(logger: FeedLogger): void {
+    this.logger ??= logger;
+  }
+
   async start(): Promise<void> {
+    // Through `this.logger`, so that one adopted later is used.
+    const logger: FeedLogger = { warn: (details, message) => this.logger?.warn(details, message), error: (details, message) => this.logger?.error(details, message) };
     this.feed = await ChangeFeed.start(this.db, {
       wanted: () => [...this.byApp.keys()],
       deliver: (events) => this.deliver(events),
-      ...(this.logger ? { logger: this.logger } : {}),
+      logger,
     });
     this.ping = setInterval(() => this.each((c) => c.write({ kind: 'ping' })), this.settings.pingMs);
     this.ping.unref();
@@ -117,6 +137,11 @@ export class RealtimeHub {
     let connections = this.byApp.get(connection.applicationId);
     if (!connections) this.byApp.set(connection.applicationId, (connections = new Set()));
     connections.add(connection);
+    this.topics.add(connection, connection.topics);
+    const app = connection.served.compiled;
+    let counts = this.audienceCount.get(app);
+    if (!counts) this.audienceCount.set(app, (counts = new Map()));
+    counts.set(connection.audience.key, (counts.get(connection.audience.key) ?? 0) + 1);
     if (connection.userId !== null) {
       const key = `${connection.applicationId} ${connection.userId}`;
       this.perUser.set(key, (this.perUser.get(key) ?? 0) + 1);
@@ -124,18 +149,33 @@ export class RealtimeHub {
     if (lastEventId === null || !this.feed) return;
     connection.lastSent = lastEventId;
     connection.held = [];
+    this.replaying.add(connection);
     try {
       const missed = await this.feed.replay(connection.applicationId, lastEventId, this.settings.retentionSeconds);
       if (missed === 'reset') connection.write({ kind: 'reset' });
-      else for (const event of missed) await this.send(event, [connection]);
+      else for (const event of missed) await this.send(event, connection);
       while (connection.held.length > 0) {
         const held = connection.held;
         connection.held = [];
-        for (const event of held) await this.send(event, [connection]);
+        for (const event of held) await this.send(event, connection);
       }
     } finally {
       connection.held = null;
+      this.replaying.delete(connection);
     }
+  }
+
+  /** Adds topics to a connection (checked by checkTopics first). */
+  subscribe(connection: Connection, topics: string[]): void {
+    const fresh = topics.filter((t) => !connection.topics.has(t));
+    for (const t of fresh) connection.topics.add(t);
+    if (this.byApp.get(connection.applicationId)?.has(connection)) this.topics.add(connection, fresh);
+  }
+
+  /** Removes topics from a connection. */
+  unsubscribe(connection: Connection, topics: string[]): void {
+    const gone = topics.filter((t) => connection.topics.delete(t));
+    this.topics.remove(connection, gone);
   }
 
   detach(connection: Connection): void {
@@ -143,15 +183,43 @@ export class RealtimeHub {
     const connections = this.byApp.get(connection.applicationId);
     if (!connections?.delete(connection)) return;
     if (connections.size === 0) this.byApp.delete(connection.applicationId);
+    this.topics.remove(connection, connection.topics);
+    this.replaying.delete(connection);
     if (connection.userId !== null) {
       const key = `${connection.applicationId} ${connection.userId}`;
       const left = (this.perUser.get(key) ?? 1) - 1;
       if (left > 0) this.perUser.set(key, left);
       else this.perUser.delete(key);
     }
-    if (![...(connections ?? [])].some((c) => c.audience.key === connection.audience.key)) {
-      this.visibility.forget(connection.served.compiled, connection.audience.key);
+    const app = connection.served.compiled;
+    const counts = this.audienceCount.get(app);
+    const left = (counts?.get(connection.audience.key) ?? 1) - 1;
+    if (left > 0) counts!.set(connection.audience.key, left);
+    else {
+      counts?.delete(connection.audience.key);
+      if (counts?.size === 0) this.audienceCount.delete(app);
+      this.visibility.forget(app, connection.audience.key);
     }
+  }
+
+  /**
+   * Drops a slow consumer: its transport saw more than `maxBufferedBytes` unsent, so it stops
+   * receiving (its socket is destroyed by the transport) rather than buffering without bound.
+   */
+  dropSlow(connection: Connection, unsentBytes: number): void {
+    if (!this.byApp.get(connection.applicationId)?.has(connection)) return;
+    this.detach(connection);
+    this.slow.dropped++;
+    this.slow.largestUnsent = Math.max(this.slow.largestUnsent, unsentBytes);
+    this.logger?.warn({ applicationId: connection.applicationId, unsentBytes }, 'realtime subscriber dropped: too slow to read its events');
+  }
+
+  /** Open connections (of one application, or of all). */
+  connectionCount(applicationId?: string): number {
+    if (applicationId !== undefined) return this.byApp.get(applicationId)?.size ?? 0;
+    let n = 0;
+    for (const connections of this.byApp.values()) n += connections.size;
+    return n;
   }
 
   /** Waits for the outbox reader's pass under way (tests). */
@@ -178,45 +246,64 @@ export class RealtimeHub {
     }
   }
 
+  /** A pass's changes, in order: judged PIPELINE at a time, each written once judged and its predecessors written. */
   private async deliver(events: ChangeEvent[]): Promise<void> {
+    const window: Array<Promise<() => void>> = [];
     for (const event of events) {
-      const connections = this.byApp.get(event.applicationId);
-      if (!connections || connections.size === 0) continue;
-      const live: Connection[] = [];
-      for (const c of connections) {
-        if (c.held) c.held.push(event);
-        else live.push(c);
-      }
-      await this.send(event, live).catch((error: unknown) => this.logger?.error({ err: error, seq: event.seq }, 'realtime delivery failed'));
+      for (const c of this.replaying) if (c.applicationId === event.applicationId) c.held?.push(event);
+      if (!this.byApp.has(event.applicationId)) continue;
+      window.push(
+        this.judge(event).catch((error: unknown) => {
+          this.logger?.error({ err: error, seq: event.seq }, 'realtime delivery failed');
+          return () => {};
+        }),
+      );
+      if (window.length >= PIPELINE) (await window.shift()!)();
     }
+    while (window.length > 0) (await window.shift()!)();
   }
 
-  /** One change to `connections`: per served version, one visibility statement for all of them. */
-  private async send(event: ChangeEvent, connections: Connection[]): Promise<void> {
-    const byVersion = new Map<CompiledApp, Connection[]>();
-    for (const c of connections) {
-      if (c.lastSent >= event.seq) continue;
-      const list = byVersion.get(c.served.compiled);
-      if (list) list.push(c);
-      else byVersion.set(c.served.compiled, [c]);
-    }
-    for (const [app, list] of byVersion) {
+  /**
+   * Judges one change for everyone listening to its topics (one statement per served version) and
+   * answers what writes it: at writing time, to the connections of each audience with a verdict.
+   */
+  private async judge(event: ChangeEvent): Promise<() => void> {
+    const writes: Array<() => void> = [];
+    for (const app of this.topics.versions(event.applicationId)) {
       const change = changeOf(app, event);
       if (!change) continue;
       const resource = change.model.resource;
-      const recordTopic = `${resource}/${event.payload.id}`;
-      const listening = list.filter((c) => c.topics.has(resource) || c.topics.has(recordTopic));
-      if (listening.length === 0) continue;
-      const audiences = new Map<string, Audience>();
-      for (const c of listening) audiences.set(c.audience.key, c.audience);
-      const verdicts = await this.visibility.decide(app, change.model, change.action, event.payload, event.previous, [...audiences.values()]);
+      const topics = [resource, `${resource}/${event.payload.id}`];
+      const listening = this.topics.audiences(app, event.applicationId, topics[0], topics[1]);
+      if (!listening) continue;
+      const verdicts = await this.visibility.decide(app, change.model, change.action, event.payload, event.previous, listening.list, listening.scope);
       this.changes++;
-      for (const c of listening) {
-        const verdict = verdicts.get(c.audience.key);
-        c.lastSent = Math.max(c.lastSent, event.seq);
-        if (verdict) c.write({ kind: 'change', id: event.seq, resource, action: verdict.action, record: verdict.record });
-      }
+      writes.push(() => {
+        for (const [key, verdict] of verdicts) {
+          for (const c of this.topics.connections(app, event.applicationId, topics, key)) if (c.held === null) this.write(c, event, resource, verdict);
+        }
+      });
     }
+    return () => writes.forEach((write) => write());
+  }
+
+  private write(c: Connection, event: ChangeEvent, resource: string, verdict: Verdict): void {
+    if (c.lastSent >= event.seq) return;
+    c.lastSent = event.seq;
+    c.write({ kind: 'change', id: event.seq, resource, action: verdict.action, record: verdict.record });
+  }
+
+  /** One change to one connection (a replay, or what was held during it). */
+  private async send(event: ChangeEvent, c: Connection): Promise<void> {
+    if (c.lastSent >= event.seq) return;
+    const app = c.served.compiled;
+    const change = changeOf(app, event);
+    const resource = change?.model.resource;
+    if (change && (c.topics.has(resource!) || c.topics.has(`${resource}/${event.payload.id}`))) {
+      const verdict = (await this.visibility.decide(app, change.model, change.action, event.payload, event.previous, [c.audience])).get(c.audience.key);
+      if (verdict) this.write(c, event, resource!, verdict);
+    }
+    c.lastSent = Math.max(c.lastSent, event.seq);
   }
 
   async close(): Promise<void> {

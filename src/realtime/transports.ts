@@ -131,6 +131,7 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
   const subscribers = new WeakMap<FastifyRequest, Subscriber>();
   const base = `${options.appsPath}/:applicationId/api/:version/realtime`;
   return async (fastify: FastifyInstance): Promise<void> => {
+    hub.adoptLogger(fastify.log);
     await fastify.register(websocket, { options: { maxPayload: 64 * 1024 } });
     // Before the stream opens or the socket upgrades: refusals are problem answers (401, 404, 400, 429).
     const preValidation = async (request: FastifyRequest) => {
@@ -157,9 +158,11 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
         write: (event) => {
           if (!open) return false;
           raw.write(sseText(event));
+          // A consumer that does not read: dropped, never buffered without bound (a final event
+          // would wait behind what it has not read, so the socket is destroyed).
           if (raw.writableLength > hub.settings.maxBufferedBytes) {
             open = false;
-            hub.detach(connection);
+            hub.dropSlow(connection, raw.writableLength);
             raw.destroy();
             return false;
           }
@@ -183,7 +186,7 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
           if (event.kind === 'ping') socket.ping();
           else socket.send(wsText(event));
           if (socket.bufferedAmount > hub.settings.maxBufferedBytes) {
-            hub.detach(connection);
+            hub.dropSlow(connection, socket.bufferedAmount);
             socket.terminate();
             return false;
           }
@@ -212,10 +215,10 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
             send({ type: 'error', status: problem.status ?? 400, detail: problem.message, errors: problem.errors ?? [] });
             return;
           }
-          for (const t of fresh) connection.topics.add(t);
+          hub.subscribe(connection, fresh);
           send({ type: 'subscribed', topics: [...connection.topics] });
         } else if (message.type === 'unsubscribe') {
-          for (const t of topics) connection.topics.delete(t);
+          hub.unsubscribe(connection, topics);
           send({ type: 'unsubscribed', topics: [...connection.topics] });
         } else {
           send({ type: 'error', status: 400, detail: 'type is subscribe or unsubscribe.' });

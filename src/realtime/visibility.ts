@@ -6,10 +6,13 @@
 // caller's `auth` values as bound parameters, each `cast($n as type)`, and the statement text
 // depends only on the rule's shape. Subscribers ("audiences": one per distinct `auth`) whose
 // fragments have the same text differ only in parameter values; those values that differ become
-// columns of an `unnest` of arrays (one array parameter per column, one row per audience), joined
-// against the changed row. So the statement's text and parameter count depend on the number of
-// distinct rule shapes, not on the number of subscribers. The changed row is the outbox's copy
-// (`jsonb_populate_record`), so a deleted record, and the record as it was (`p`), can be judged too.
+// columns of an `unnest` of arrays (one array parameter per distinct column, one row per audience,
+// numbered `with ordinality`), joined against the changed row. So the statement's text and
+// parameter count depend on the number of distinct rule shapes, not on the number of subscribers.
+// The changed row is the outbox's copy (`jsonb_populate_record`, `$1` now and `$2` before), so a
+// deleted record, and the record as it was (`p`), can be judged too. The rest of the statement is
+// built once per array of audiences (the hub keeps one per topic while nobody joins or leaves) and
+// model, unless a rule reads `now` or `env`.
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import type { CompiledApp, CompiledModel } from '../runtime/compiled-app.ts';
@@ -18,6 +21,8 @@ import type { Condition } from '../runtime/data/rule-sql.ts';
 import { readsAuthAndOperationOnly } from '../runtime/data/rule-sql.ts';
 import { tableOf } from '../runtime/data/columns.ts';
 import { dropMembers, fillComputed } from '../runtime/data/computed-js.ts';
+import { PREPARED } from '../storage/prepared.ts';
+import { buildSelects, type Fragment, type Member, type Selects } from './statement.ts';
 
 /** Subscribers who read alike: the same `auth` (or an administrator) and the same files URL. */
 export interface Audience {
@@ -32,13 +37,6 @@ export type RealtimeAction = 'create' | 'update' | 'delete';
 export interface Verdict {
   action: RealtimeAction;
   record: Record<string, unknown>;
-}
-
-/** One audience's part of the statement: `ok, was, body` over the rows `t` (now) and `p` (before). */
-interface Fragment {
-  text: string;
-  params: unknown[];
-  json: RecordJson;
 }
 
 const conditionSql = (condition: Condition): RawBuilder<unknown> =>
@@ -60,8 +58,6 @@ function keepable(app: CompiledApp, model: CompiledModel): boolean {
   return readsAuthAndOperationOnly(app, model, model.accessControl) && model.fields.every((f) => readsAuthAndOperationOnly(app, model, f.accessControl));
 }
 
-const isScalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
-
 /** The outbox's plain record as the table's columns, for `jsonb_populate_record`. */
 function columnsOf(model: CompiledModel, record: Record<string, unknown> | null): string | null {
   if (!record) return null;
@@ -75,9 +71,36 @@ export interface VisibilityOptions extends RecordJsonOptions {
   onStatement?: () => void;
 }
 
+/**
+ * The statement for one topic's audiences, kept from change to change: a base (their differing
+ * values as literals of a named prepared statement's text, parsed once per connection) and the
+ * audiences who joined since (as parameters). Departed audiences stay in the base, answering for
+ * nobody, until it is built again: when those who joined or left are more than a share of it.
+ */
+interface Plan {
+  base: Selects;
+  baseKeys: Set<string>;
+  extra: Selects;
+  /** Audiences of the base no longer listening. */
+  departed: number;
+  /** The statement's text, built once: a base's can be large, and a named statement is found by its text. */
+  text?: string;
+}
+
+/** Audiences below which a statement is not worth naming (its arrays are small). */
+const INLINE_MIN = 32;
+/** A plan is built again once its base is small enough to name but they are not, or those who joined or left are many. */
+const stale = (plan: Plan, audiences: number) =>
+  (plan.baseKeys.size < INLINE_MIN && audiences >= INLINE_MIN) || plan.extra.groups.flat().length > 16 + plan.baseKeys.size / 10 || plan.departed > plan.baseKeys.size / 4;
+
 /** Decides, for one change, who of `audiences` gets what; one statement for all of them. */
 export class Visibility {
-  private readonly fragments = new WeakMap<CompiledApp, Map<string, Fragment>>();
+  /** Per served version: audience key → model id → fragment. */
+  private readonly fragments = new WeakMap<CompiledApp, Map<string, Map<string, Fragment>>>();
+  /** Per topic (the hub's `scope`) and model: the plan last built. */
+  private readonly plans = new WeakMap<object, Map<string, Plan>>();
+  /** Per array of audiences (the hub keeps one per topic while nobody joins or leaves) and model: its plan. */
+  private readonly byArray = new WeakMap<readonly Audience[], Map<string, Plan>>();
 
   constructor(
     private readonly db: Db,
@@ -86,16 +109,13 @@ export class Visibility {
 
   /** Forgets an audience's fragments (its last subscriber left). */
   forget(app: CompiledApp, key: string): void {
-    const kept = this.fragments.get(app);
-    if (!kept) return;
-    for (const name of kept.keys()) if (name.startsWith(`${key}\u0000`)) kept.delete(name);
+    this.fragments.get(app)?.delete(key);
   }
 
   private fragment(app: CompiledApp, model: CompiledModel, audience: Audience, now: Date, keep: boolean): Fragment {
-    let kept = this.fragments.get(app);
-    if (!kept) this.fragments.set(app, (kept = new Map()));
-    const name = `${audience.key}\u0000${model.id}`;
-    const known = keep ? kept.get(name) : undefined;
+    let byAudience = this.fragments.get(app);
+    if (!byAudience) this.fragments.set(app, (byAudience = new Map()));
+    const known = keep ? byAudience.get(audience.key)?.get(model.id) : undefined;
     if (known) return known;
     const ctx = { auth: audience.auth, operation: 'read' as const, now, env: {} };
     const json = new RecordJson(app, ctx, audience.bypassRules, {
@@ -107,14 +127,57 @@ export class Visibility {
     const was = conditionSql(json.readCondition(model, 'p'));
     const compiled = sql`${ok} as ok, ${was} as was, case when ${ok} then (${json.record(model, 't', true)})::text end as body`.compile(this.db.kysely);
     const fragment = { text: intern(compiled.sql), params: [...compiled.parameters], json };
-    if (keep) kept.set(name, fragment);
+    if (keep) {
+      let models = byAudience.get(audience.key);
+      if (!models) byAudience.set(audience.key, (models = new Map()));
+      models.set(model.id, fragment);
+    }
     return fragment;
+  }
+
+  private members(app: CompiledApp, model: CompiledModel, audiences: readonly Audience[], now: Date, keep: boolean): Member[] {
+    return audiences.map((audience) => ({ audience, fragment: this.fragment(app, model, audience, now, keep) }));
+  }
+
+  /** The plan for `audiences` of topic `scope`: the last one with the newcomers, or a new base. */
+  private plan(app: CompiledApp, model: CompiledModel, audiences: readonly Audience[], scope: object, now: Date): Plan {
+    const known = this.byArray.get(audiences)?.get(model.id);
+    if (known) return known;
+    let models = this.plans.get(scope);
+    if (!models) this.plans.set(scope, (models = new Map()));
+    const last = models.get(model.id);
+    let plan: Plan | undefined;
+    if (last) {
+      const joined = audiences.filter((a) => !last.baseKeys.has(a.key));
+      const extra = buildSelects(this.members(app, model, joined, now, true), { firstParam: 3 + last.base.params.length, firstGroup: last.base.groups.length, inline: false });
+      plan = { base: last.base, baseKeys: last.baseKeys, extra, departed: last.baseKeys.size - (audiences.length - joined.length) };
+      if (stale(plan, audiences.length)) plan = undefined;
+    }
+    if (!plan) {
+      const inline = audiences.length >= INLINE_MIN;
+      const base = buildSelects(this.members(app, model, audiences, now, true), { firstParam: 3, firstGroup: 0, inline });
+      plan = { base, baseKeys: new Set(audiences.map((a) => a.key)), extra: { tail: '', params: [], groups: [] }, departed: 0 };
+    }
+    models.set(model.id, plan);
+    let byModel = this.byArray.get(audiences);
+    if (!byModel) this.byArray.set(audiences, (byModel = new Map()));
+    byModel.set(model.id, plan);
+    return plan;
+  }
+
+  private statementText(app: CompiledApp, model: CompiledModel, plan: Plan): string {
+    const table = sql`${tableOf(app, model)}`.compile(this.db.kysely).sql;
+    const tail = plan.extra.tail ? `${plan.base.tail} union all ${plan.extra.tail}` : plan.base.tail;
+    return `${plan.baseKeys.size >= INLINE_MIN ? PREPARED : ''}with t0 as (select * from jsonb_populate_record(null::${table}, cast($1 as jsonb))),
+      p0 as (select * from jsonb_populate_record(null::${table}, cast($2 as jsonb))) ${tail}`;
   }
 
   /**
    * What each audience receives for `action` on `record` (with `previous` for an update): a create
    * or update when they may read the record now; a delete when they may not but could before (or,
-   * for a delete, could read what was deleted). Audiences that get nothing are left out.
+   * for a delete, could read what was deleted). Audiences that get nothing are left out (and the
+   * answer may name audiences no longer listening). `scope`: the topic the audiences listen to,
+   * whose statement is then kept from one change to the next (pass the same array while they are the same).
    */
   async decide(
     app: CompiledApp,
@@ -122,81 +185,43 @@ export class Visibility {
     action: RealtimeAction,
     record: Record<string, unknown> & { id: string },
     previous: Record<string, unknown> | null,
-    audiences: Audience[],
+    audiences: readonly Audience[],
+    scope?: object,
   ): Promise<Map<string, Verdict>> {
     const out = new Map<string, Verdict>();
     if (audiences.length === 0) return out;
     const now = new Date();
-    const keep = keepable(app, model);
-    const byText = new Map<string, Array<{ audience: Audience; fragment: Fragment }>>();
-    for (const audience of audiences) {
-      const fragment = this.fragment(app, model, audience, now, keep);
-      const group = byText.get(fragment.text);
-      if (group) group.push({ audience, fragment });
-      else byText.set(fragment.text, [{ audience, fragment }]);
-    }
-    const params: unknown[] = [];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const table = sql`${tableOf(app, model)}`.compile(this.db.kysely).sql;
+    // Rules that read `now` or `env` are built again for each change.
+    const plan: Plan =
+      scope && keepable(app, model)
+        ? this.plan(app, model, audiences, scope, now)
+        : { base: buildSelects(this.members(app, model, audiences, now, false), { firstParam: 3, firstGroup: 0, inline: false }), baseKeys: new Set(), extra: { tail: '', params: [], groups: [] }, departed: 0 };
+    const groups = [...plan.base.groups, ...plan.extra.groups];
+    plan.text ??= this.statementText(app, model, plan);
     // A delete is judged on the record as it was; an update also on the one before.
     const before = action === 'delete' ? record : previous;
-    const head = `with t0 as (select * from jsonb_populate_record(null::${table}, cast(${bind(columnsOf(model, record))} as jsonb))),
-      p0 as (select * from jsonb_populate_record(null::${table}, cast(${bind(columnsOf(model, before))} as jsonb)))`;
-    const selects: string[] = [];
-    const fragments = new Map<string, Fragment>();
-    for (const [text, members] of byText) {
-      for (const group of splitByShape(members)) {
-        for (const { audience, fragment } of group) fragments.set(audience.key, fragment);
-        selects.push(groupSelect(text, group, bind));
-      }
-    }
-    const statement = `${head} ${selects.join(' union all ')}`;
     this.options.onStatement?.();
-    const result = await this.db.kysely.executeQuery<{ k: string; ok: boolean | null; was: boolean | null; body: string | null }>(CompiledQuery.raw(statement, params));
+    const result = await this.db.kysely.executeQuery<{ g: number; k: string | number; ok: boolean | null; was: boolean | null; body: string | null }>(
+      CompiledQuery.raw(plan.text, [columnsOf(model, record), columnsOf(model, before), ...plan.base.params, ...plan.extra.params]),
+    );
     for (const row of result.rows) {
+      const group = groups[Number(row.g)];
+      const k = Number(row.k);
+      const members = k === 0 ? group : [group[k - 1]];
+      let verdict: Verdict | null = null;
       if (action !== 'delete' && row.ok && row.body !== null) {
-        const json = fragments.get(row.k)!.json;
+        const json = members[0].fragment.json;
         const shaped = JSON.parse(row.body) as Record<string, unknown> & { id: string };
         if (json.jsComputed.size > 0) {
           fillComputed(app, model, [shaped], json.jsComputed, { now, env: {} });
           if (json.extras.size > 0) dropMembers(app, model, [shaped], json.extras);
         }
-        out.set(row.k, { action, record: shaped });
+        verdict = { action, record: shaped };
       } else if (action === 'delete' ? row.ok || row.was : action === 'update' && row.was) {
-        out.set(row.k, { action: 'delete', record: { id: record.id } });
+        verdict = { action: 'delete', record: { id: record.id } };
       }
+      if (verdict) for (const member of members) out.set(member.audience.key, verdict);
     }
     return out;
   }
-}
-
-type Member = { audience: Audience; fragment: Fragment };
-
-/**
- * Audiences of one text whose differing values are all scalars share a select; a differing array
- * or object (an `in` list of `auth` values, say) cannot be a text column: such audiences get a select each.
- */
-function splitByShape(members: Member[]): Member[][] {
-  const first = members[0].fragment.params;
-  for (let i = 0; i < first.length; i++) {
-    const differs = members.some((m) => m.fragment.params[i] !== first[i]);
-    if (differs && members.some((m) => !isScalar(m.fragment.params[i]))) return members.map((m) => [m]);
-  }
-  return [members];
-}
-
-/** `select k, ok, was, body` for one group: shared values bound once, differing ones as `unnest` columns. */
-function groupSelect(text: string, group: Member[], bind: (value: unknown) => string): string {
-  const first = group[0].fragment.params;
-  const columns: string[] = [];
-  const arrays: string[] = [`cast(${bind(group.map((m) => m.audience.key))} as text[])`];
-  const placeholders = first.map((value, i) => {
-    if (!group.some((m) => m.fragment.params[i] !== value)) return bind(value);
-    const column = `c${columns.length}`;
-    columns.push(column);
-    arrays.push(`cast(${bind(group.map((m) => (m.fragment.params[i] === null ? null : String(m.fragment.params[i]))))} as text[])`);
-    return `v.${column}`;
-  });
-  const body = text.replace(/\$(\d+)/g, (_, n: string) => placeholders[Number(n) - 1]);
-  return `select q.k, q.ok, q.was, q.body from (select v.k, ${body} from t0 t, p0 p, unnest(${arrays.join(', ')}) as v(${['k', ...columns].join(', ')})) q where q.ok or q.was`;
 }

@@ -6,6 +6,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
 import { publishAndWait, versionPath } from './support.ts';
+import { SseClient, until, WsClient } from '../realtime/clients.ts';
 
 interface Doc {
   openapi: string;
@@ -95,7 +96,7 @@ describe('the OpenAPI document and reference page of a served version', () => {
 
   it('has every resource path of the to-do example with its operations and list parameters', () => {
     const accountPaths = ['/auth/signup', '/auth/login', '/auth/me', '/auth/refresh', '/auth/logout', '/auth/verify/request', '/auth/verify/confirm', '/auth/password/request', '/auth/password/confirm', '/auth/email/request', '/auth/email/confirm', '/auth/providers', '/auth/oauth/{provider}', '/auth/oauth/{provider}/callback', '/auth/mfa', '/auth/mfa/totp/enroll', '/auth/mfa/totp/verify', '/auth/mfa/totp/disable'];
-    expect(Object.keys(doc.paths).sort()).toEqual([...accountPaths, '/files', '/files/{key}', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos'].sort());
+    expect(Object.keys(doc.paths).sort()).toEqual([...accountPaths, '/files', '/files/{key}', '/realtime', '/realtime/ws', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos'].sort());
     for (const [resource, name] of [['toDos', 'ToDo'], ['users', 'User']]) {
       expect(doc.paths[`/${resource}`].get.operationId).toBe(`list${name}`);
       expect(doc.paths[`/${resource}`].post.operationId).toBe(`create${name}`);
@@ -170,6 +171,55 @@ describe('the OpenAPI document and reference page of a served version', () => {
     expect(invalid.status).toBe(422);
     expect(invalid.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     check('Problem', await invalid.json());
+  });
+
+  it('describes both realtime transports, and what they send matches the schemas', async () => {
+    const sse = doc.paths['/realtime'].get as Doc['paths'][string][string] & { 'x-appbuilder-stream': string; parameters: Array<{ name: string; in: string; required?: boolean }> };
+    expect(sse.operationId).toBe('subscribeToChanges');
+    expect(sse['x-appbuilder-stream']).toBe('text/event-stream');
+    expect(Object.keys((sse.responses!['200'] as { content: object }).content)).toEqual(['text/event-stream']);
+    expect(sse.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(['query:subscribe', 'query:token', 'query:lastEventId', 'header:Last-Event-ID']);
+    expect(sse.parameters[0].required).toBe(true);
+    const ws = doc.paths['/realtime/ws'].get as Doc['paths'][string][string] & { 'x-appbuilder-stream': string };
+    expect(ws['x-appbuilder-stream']).toBe('websocket');
+    expect(Object.keys(ws.responses!)).toEqual(expect.arrayContaining(['101', '400', '401', '429']));
+    for (const name of ['RealtimeChange', 'RealtimeMessage', 'RealtimeNotice', 'RealtimeCommand', 'RealtimeReply']) expect(doc.components.schemas[name], name).toBeDefined();
+
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'doc');
+    const check = (name: string, value: unknown) => {
+      const validate = ajv.getSchema(`doc#/components/schemas/${name}`)!;
+      expect(validate(value), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const admin = { authorization: `Bearer ${tenant.api.token}`, 'x-svc-api-client': tenant.api.apiKey! };
+    const signup = await fetch(`${base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rita', email: 'rita@example.com', password: 'correct horse' }) });
+    const rita = (await signup.json()) as { token: string; user: { id: string } };
+    const stream = await SseClient.open(`${base}/realtime?subscribe=toDos`, admin);
+    const socket = await WsClient.open(`${base.replace(/^http/, 'ws')}/realtime/ws?subscribe=toDos&token=${rita.token}`);
+    try {
+      expect(stream.status).toBe(200);
+      socket.send({ type: 'subscribe', topics: ['users'] });
+      await until(() => socket.messages.some((m) => m.type === 'subscribed'), 'subscribed');
+      check('RealtimeReply', socket.messages.find((m) => m.type === 'subscribed'));
+      check('RealtimeCommand', { type: 'subscribe', topics: ['users'] });
+      const headers = { authorization: `Bearer ${rita.token}`, 'content-type': 'application/json' };
+      const created = await fetch(`${base}/toDos`, { method: 'POST', headers, body: JSON.stringify({ title: 'Announced', user: rita.user.id }) });
+      const todo = (await created.json()) as { id: string };
+      expect(created.status, JSON.stringify(todo)).toBe(201);
+      await fetch(`${base}/toDos/${todo.id}`, { method: 'DELETE', headers: admin });
+      const mine = (e: { data: { record?: { id: string } } }) => e.data.record?.id === todo.id;
+      await until(() => stream.events.filter(mine).length >= 2 && socket.messages.filter((m) => (m.record as { id?: string } | undefined)?.id === todo.id).length >= 2, 'the create and the delete');
+      const [create, remove] = stream.events.filter(mine);
+      expect(create.event).toBe('create');
+      check('RealtimeChange', create.data);
+      check('RealtimeChange', remove.data);
+      expect(remove.data).toEqual({ resource: 'toDos', action: 'delete', record: { id: todo.id } });
+      for (const message of socket.messages.filter((m) => m.record !== undefined)) check('RealtimeMessage', message);
+    } finally {
+      stream.close();
+      socket.close();
+    }
   });
 
   it('serves a reference page whose scripts and styles come from this server (no CDN)', async () => {

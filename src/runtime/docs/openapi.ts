@@ -1,8 +1,8 @@
 /**
  * The OpenAPI 3.1 document of one served version (DESIGN §6), generated from the
  * compiled app: every resource's five operations with their query parameters, the
- * end-user auth routes and the bearer scheme, the routes of HTTP triggers, and the
- * problem+json errors. Built once per compiled app and kept with it.
+ * end-user auth routes and the bearer scheme, the routes of HTTP triggers, the realtime
+ * transports (realtime-paths.ts), and the problem+json errors. Built once per compiled app and kept with it.
  */
 import type { HttpTrigger, Trigger } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
@@ -11,6 +11,7 @@ import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
 import { filePaths, UPLOADED_FILE } from './file-paths.ts';
 import { addAccountFactorPaths } from './account-factor-paths.ts';
 import { addAccountSessionPaths } from './account-session-paths.ts';
+import { addRealtimePaths } from './realtime-paths.ts';
 
 /** One path's operations by verb (and shared `parameters`). */
 export type PathItem = Record<string, unknown>;
@@ -244,6 +245,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
   }
   addAccountFactorPaths(app, { paths }, schemas);
   addAccountSessionPaths(app, { paths }, schemas);
+  const realtime = addRealtimePaths(app, { paths }, schemas);
   return {
     openapi: '3.1.0',
     info: {
@@ -252,7 +254,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
       description: `${def.appDescription}\n\nGenerated API of version ${app.serverVersion}. Records are read and changed under the access rules of their model.`,
     },
     servers: [{ url: options.serverUrl }],
-    tags: [...app.models.map((m) => ({ name: m.name })), ...(files['/files'] ? [{ name: 'files' }] : []), ...(app.userModel ? [{ name: 'auth' }] : []), ...(def.triggers.some(isHttp) ? [{ name: 'triggers' }] : [])],
+    tags: [...app.models.map((m) => ({ name: m.name })), ...(files['/files'] ? [{ name: 'files' }] : []), ...(app.userModel ? [{ name: 'auth' }] : []), ...(def.triggers.some(isHttp) ? [{ name: 'triggers' }] : []), ...(realtime ? [{ name: 'realtime' }] : [])],
     paths,
     components: {
       schemas,
