@@ -97,23 +97,30 @@ async function publishAndServe(appId: string): Promise<{ total: number; jobRun: 
   const app = await client.get<{ serverVersion: string }>(`/v1/applications/${appId}`);
   const target = `${url}/apps/${appId}/api/v${app.body.serverVersion}/toDos?limit=1`;
   const headers = { authorization: `Bearer ${client.token}`, 'x-svc-api-client': client.apiKey! };
+  const deployment = () =>
+    database.db.kysely
+      .selectFrom('appbuilder.jobs')
+      .select(['started_at', 'completed_at', 'status', 'error_message'])
+      .where('application_id', '=', appId)
+      .where('job_type', '=', 'deployment')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
   const start = performance.now();
   expect(202, await client.post(`/v1/applications/${appId}/publish`, {}), 'publish');
-  for (;;) {
+  for (let polls = 1; ; polls++) {
     const answer = await fetch(target, { headers });
     await answer.arrayBuffer();
     if (answer.status === 200) break;
+    // A failed deployment never serves the version: say why rather than poll until the deadline.
+    if (polls % 20 === 0) {
+      const job = await deployment();
+      if (job.status === 'failed') throw new Error(`the deployment job of ${appId} failed: ${job.error_message}`);
+    }
     if (performance.now() - start > 300_000) throw new Error(`${target} still answers ${answer.status}`);
     await sleep(5);
   }
   const total = performance.now() - start;
-  const job = await database.db.kysely
-    .selectFrom('appbuilder.jobs')
-    .select(['started_at', 'completed_at', 'status'])
-    .where('application_id', '=', appId)
-    .where('job_type', '=', 'deployment')
-    .orderBy('created_at', 'desc')
-    .executeTakeFirstOrThrow();
+  const job = await deployment();
   const jobRun = job.started_at && job.completed_at ? new Date(job.completed_at).getTime() - new Date(job.started_at).getTime() : Number.NaN;
   return { total, jobRun };
 }

@@ -11,7 +11,11 @@ import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
  * - `shared_buffers` defaults to 128MB, all of it touched at start-up: 16MB here. The pages
  *   live in the data directory's files (or the in-memory file system) anyway, so a miss
  *   costs a file read, not a disk seek.
- * - `max_connections` sizes the lock and process tables; PGlite has one connection.
+ * - `max_connections` sizes the lock and process tables; PGlite has one connection. The lock
+ *   table holds max_locks_per_transaction × max_connections locks, and one deployment's
+ *   transaction locks every table, index and sequence it touches: 64 × 10 made the publish of a
+ *   1,000-model app fail with "out of shared memory" (bench:scale), so 1024 × 10 here (stock
+ *   PostgreSQL's table is 64 × 100).
  * - `wal_buffers` defaults to 1/32 of shared_buffers; `maintenance_work_mem` (index builds
  *   during a deployment) from 64MB down, so one publish does not grow the heap for good.
  * Measured on a reopened data directory (2 cores): 283 MB RSS with PGlite's defaults,
@@ -21,6 +25,7 @@ export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB',
   wal_buffers: '1MB',
   max_connections: '10',
+  max_locks_per_transaction: '1024',
   maintenance_work_mem: '16MB',
   temp_buffers: '2MB',
 };

@@ -51,8 +51,14 @@ function run(args: string[]): Promise<Run> {
   );
 }
 
+/** A module of ours, from the sources (tsx) or the build in dist/ (what the binary runs when it is current). */
+const ours = (path: string) => {
+  const literal = (text: string) => text.replace(/\./g, '\\.');
+  return new RegExp(`/(src/${literal(path.replace(/\.js$/, '.ts'))}|dist/${literal(path)})$`);
+};
+
 /** Modules of the server side: none of them may load for help. */
-const SERVER = [/\/node_modules\/fastify\//, /\/src\/platform\.ts$/, /\/src\/api\//, /\/src\/storage\//, /\/node_modules\/@electric-sql\//, /\/node_modules\/kysely\//, /\/node_modules\/pg-boss\//];
+const SERVER = [/\/node_modules\/fastify\//, ours('platform.js'), /\/(src|dist)\/api\//, /\/(src|dist)\/storage\//, /\/node_modules\/@electric-sql\//, /\/node_modules\/kysely\//, /\/node_modules\/pg-boss\//];
 const serverModules = (loaded: string[]) => loaded.filter((url) => SERVER.some((pattern) => pattern.test(url)));
 
 describe('appbuilder --help loads no server module', () => {
@@ -62,10 +68,10 @@ describe('appbuilder --help loads no server module', () => {
     expect(help.code).toBe(0);
     for (const command of ['serve', 'init', 'login', 'apply', 'publish', 'unpublish', 'status', 'bundle', 'runs', 'open']) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     // The hook saw the modules that did load (so an empty list below means something).
-    expect(help.loaded.some((url) => url.endsWith('/src/cli/main.ts'))).toBe(true);
+    expect(help.loaded.some((url) => ours('cli/main.js').test(url))).toBe(true);
     expect(help.loaded.some((url) => url.includes('/node_modules/commander/'))).toBe(true);
     expect(serverModules(help.loaded)).toEqual([]);
-    expect(help.loaded.filter((url) => /\/src\/cli\/(serve|init|apply|login|output)\.ts$/.test(url))).toEqual([]);
+    expect(help.loaded.filter((url) => /\/(src|dist)\/cli\/(serve|init|apply|login|output)\.(ts|js)$/.test(url))).toEqual([]);
   }, 60_000);
 
   it("prints a command's own help the same way", async () => {
@@ -79,7 +85,7 @@ describe('appbuilder --help loads no server module', () => {
     const init = await run(['init', '--name', 'Blocked']);
     expect(init.code).not.toBe(0);
     expect(init.stderr).toContain('blocked by the test');
-    expect(init.loaded.some((url) => url.endsWith('/src/cli/init.ts'))).toBe(true);
+    expect(init.loaded.some((url) => ours('cli/init.js').test(url))).toBe(true);
     expect(serverModules(init.loaded).length).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -13,8 +13,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'appbuilder-first-run-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /**
- * `tsx src/cli/main.ts serve` (the `npm start` script; tsx from node_modules/.bin as npm runs it, so
- * SIGTERM reaches the service) on a free port, without bootstrap client or DATABASE_URL.
+ * `tsx src/cli/main.ts serve` (what `npm start` runs from the sources; its compiled form is
+ * test/platform/footprint.test.ts's) on a free port, without bootstrap client or DATABASE_URL.
  */
 function serve(): ReturnType<typeof cli> {
   return cli(['serve']);
