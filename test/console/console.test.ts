@@ -94,6 +94,9 @@ describe('the builder console in Chromium', () => {
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('heading', { name: 'Rentals' }).waitFor();
     await axeCheck('project');
+    await page.getByRole('link', { name: 'Figma', exact: true }).click();
+    await page.getByRole('heading', { name: 'Figma imports' }).waitFor();
+    await axeCheck('figma');
 
     await page.getByRole('link', { name: 'Documents' }).click();
     await page.locator('input[type=file]').setInputFiles(SQL);
