@@ -4,20 +4,17 @@
 // forgot password → the mail → its link → a new password → log in with it; a verification mail's
 // link verifies the address; a used link says so; an app that logs in only verified addresses
 // offers a new mail on the log-in page; the link of an email change confirms the new address.
-import { existsSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, configure, launchChromium, serveBundle, type StaticSite } from '../frontend/browser-support.ts';
+import { chromiumMissing, configure, launchChromium, serveBundle, type StaticSite } from '../frontend/browser-support.ts';
 import { apiPath, downloadBundle } from '../frontend/published.ts';
 import { TestSmtpServer, linkToken } from './email-server.ts';
 import { login, startAccountsApp, type AccountsApp, type SessionBody } from './sessions-app.ts';
 
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run installs it (apt-get install -y chromium).`);
-if (chromiumMissing) console.warn(`[mail frontend test] skipped here: ${CHROMIUM} is missing (apt-get install -y chromium); CI runs it.`);
+const noChromium = chromiumMissing('mail frontend test');
 
-describe.skipIf(chromiumMissing)('the account mails in the generated frontend', () => {
+describe.skipIf(noChromium)('the account mails in the generated frontend', () => {
   let a: AccountsApp;
   let smtp: TestSmtpServer;
   let site: StaticSite;

@@ -2,7 +2,6 @@
 // code step of a second factor. The bundle is served on its own origin (the API forwarded under
 // /apps/), the OpenID provider is a real one on loopback, and the API's origin is not the
 // frontend's: the frontend's origin is allowed in AUTH_REDIRECT_ORIGINS.
-import { existsSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser } from 'playwright-core';
@@ -10,15 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
 import { ServedApi, todoScodeWithoutEvents } from '../runtime/served-app.ts';
-import { CHROMIUM, configure, launchChromium, serveBundle, type StaticSite } from '../frontend/browser-support.ts';
+import { chromiumMissing, configure, launchChromium, serveBundle, type StaticSite } from '../frontend/browser-support.ts';
 import { apiPath, downloadBundle, publishAndWait } from '../frontend/published.ts';
 import { startTestProvider, type TestProvider } from './oidc-provider.ts';
 
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run installs it (apt-get install -y chromium).`);
-if (chromiumMissing) console.warn(`[mfa frontend test] skipped here: ${CHROMIUM} is missing (apt-get install -y chromium); CI runs it.`);
+const noChromium = chromiumMissing('mfa frontend test');
 
-describe.skipIf(chromiumMissing)('provider buttons and the code step in the generated frontend', () => {
+describe.skipIf(noChromium)('provider buttons and the code step in the generated frontend', () => {
   let t: TestPlatform;
   let site: StaticSite;
   let browser: Browser;

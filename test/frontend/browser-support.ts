@@ -4,13 +4,24 @@
  * Debian chromium through playwright-core, and the to-do flow itself.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { BundleFile } from '../../src/frontend/bundle.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Whether this machine lacks Chromium, for `describe.skipIf`: in CI that is an error (.ci/run
+ * installs it), elsewhere a printed reason for the skip.
+ */
+export function chromiumMissing(testName: string): boolean {
+  if (existsSync(CHROMIUM)) return false;
+  if (process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run installs it (apt-get install -y chromium).`);
+  console.warn(`[${testName}] skipped here: ${CHROMIUM} is missing (apt-get install -y chromium); CI runs it.`);
+  return true;
+}
+
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

@@ -8,21 +8,18 @@
  * Without /usr/bin/chromium the test skips on a developer machine and fails in CI
  * (`CI` set), where .ci/run installs it.
  */
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unzipSync, strFromU8 } from 'fflate';
 import type { Browser } from 'playwright-core';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
 import type { BundleFile } from '../../src/frontend/bundle.ts';
-import { CHROMIUM, configure, launchChromium, serveBundle, todoFlow, type StaticSite } from './browser-support.ts';
+import { chromiumMissing, configure, launchChromium, serveBundle, todoFlow, type StaticSite } from './browser-support.ts';
 import { apiPath, downloadBundle, publishAndWait } from './published.ts';
 
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run installs it (apt-get install -y chromium).`);
-if (chromiumMissing) console.warn(`[browser test] skipped here: ${CHROMIUM} is missing (apt-get install -y chromium); CI runs it.`);
+const noChromium = chromiumMissing('browser test');
 
-describe.skipIf(chromiumMissing)('generated frontend in chromium', () => {
+describe.skipIf(noChromium)('generated frontend in chromium', () => {
   let t: TestPlatform;
   let site: StaticSite;
   let browser: Browser;

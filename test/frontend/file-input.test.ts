@@ -6,19 +6,17 @@
  *
  * Without /usr/bin/chromium the test skips on a developer machine and fails in CI (`CI` set).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unzipSync, strFromU8 } from 'fflate';
 import type { Browser } from 'playwright-core';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
-import { CHROMIUM, configure, launchChromium, serveBundle, type StaticSite } from './browser-support.ts';
+import { chromiumMissing, configure, launchChromium, serveBundle, type StaticSite } from './browser-support.ts';
 import { apiPath, downloadBundle, publishAndWait } from './published.ts';
 
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run installs it (apt-get install -y chromium).`);
-if (chromiumMissing) console.warn(`[file input test] skipped here: ${CHROMIUM} is missing (apt-get install -y chromium); CI runs it.`);
+const noChromium = chromiumMissing('file input test');
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1c6d1e40000000049454e44ae426082', 'hex');
 const field = (id: string, name: string, to: string, max: number | null) => ({ id, name, relationshipOwner: true, min: 0, max, to, accessControl: { rules: [] } });
@@ -31,7 +29,7 @@ function definition() {
   return scode;
 }
 
-describe.skipIf(chromiumMissing)('file inputs of the generated frontend in chromium', () => {
+describe.skipIf(noChromium)('file inputs of the generated frontend in chromium', () => {
   let t: TestPlatform;
   let site: StaticSite;
   let browser: Browser;

@@ -8,7 +8,6 @@
  * (the page fetched again); leaving the page closes the EventSource, and a signed-out visitor opens
  * none. Without /usr/bin/chromium it skips here and fails in CI, as browser.test.ts.
  */
-import { existsSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,11 +16,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
 import { DEFAULT_REALTIME_SETTINGS } from '../../src/realtime/settings.ts';
-import { CHROMIUM, configure, launchChromium, serveBundle, type StaticSite } from './browser-support.ts';
+import { chromiumMissing, configure, launchChromium, serveBundle, type StaticSite } from './browser-support.ts';
 import { apiPath, downloadBundle, publishAndWait } from './published.ts';
 
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run installs it (apt-get install -y chromium).`);
+const noChromium = chromiumMissing('live list test');
 
 interface User {
   token: string;
@@ -106,7 +104,7 @@ async function realtimeTap(apiOrigin: string) {
 
 const RETENTION_SECONDS = 3;
 
-describe.skipIf(chromiumMissing)('live lists in chromium', () => {
+describe.skipIf(noChromium)('live lists in chromium', () => {
   let t: TestPlatform;
   let site: StaticSite;
   let tap: Awaited<ReturnType<typeof realtimeTap>>;
