@@ -55,7 +55,7 @@ async function benchDriver(driver: Driver): Promise<void> {
   const database = baselineDatabase(driver, service.t);
   let baseline: { url: string; close(): Promise<void> } | null = null;
   try {
-    baseline = await startBaseline(service.app, await endUserKey(service.t, service.app.applicationId), database.inTransaction);
+    baseline = await startBaseline(service.app, await endUserKey(service.t.platform.db, service.app.applicationId), database.inTransaction);
     const baselineUrl = baseline.url;
     const url = new URL(service.apiUrl);
     const platformRequests = followUps(service, url.pathname);

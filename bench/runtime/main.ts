@@ -87,7 +87,7 @@ async function benchDriver(driver: Driver): Promise<void> {
     const adminKey = randomBytes(32);
     const adminToken = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setAudience('baseline-admin').setExpirationTime('2h').sign(adminKey);
     const embeddedIdLimit = service.t.config.embeddedIdLimit;
-    baseline = await startBaseline({ app: service.app, query: database.query, endUserKey: await endUserKey(service.t, service.app.applicationId), adminKey, embeddedIdLimit });
+    baseline = await startBaseline({ app: service.app, query: database.query, endUserKey: await endUserKey(service.t.platform.db, service.app.applicationId), adminKey, embeddedIdLimit });
     const url = new URL(service.apiUrl);
     const origin = url.origin;
     const todoTable = ident(service.app.schema, service.app.modelsByResource.get('toDos')!.table);

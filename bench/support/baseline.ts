@@ -6,7 +6,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { AppKeys } from '../../src/runtime/app-keys.ts';
 import { loadMasterKey } from '../../src/secrets/master-key.ts';
-import type { Driver } from '../../src/storage/db.ts';
+import type { Db, Driver } from '../../src/storage/db.ts';
 import type { TestPlatform } from '../../test/support/platform.ts';
 
 export type Row = Record<string, unknown>;
@@ -51,8 +51,7 @@ function onPglite(pglite: PGlite): BaselineDatabase {
 }
 
 /** The key the platform signs the app's end-user tokens with. */
-export async function endUserKey(t: TestPlatform, applicationId: string): Promise<Uint8Array> {
-  const db = t.platform.db;
+export async function endUserKey(db: Db, applicationId: string): Promise<Uint8Array> {
   // The bench hands the platform its database, so the platform's key is the store's or the configured one.
   const { key } = await loadMasterKey(db, { configured: process.env.APPBUILDER_MASTER_KEY ?? null, configuredFile: null, dataDirKeyFile: null });
   return new AppKeys(db, key).signingKey(applicationId);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { actionRunsTotal } from '../runtime/runs/metrics.ts';
 import { appRequestDuration, appRequestsTotal } from '../monitoring/prometheus.ts';
+import { realtimeChangesTotal, realtimeConnections, realtimeSlowDroppedTotal, realtimeStatementsTotal } from '../realtime/metrics.ts';
 
 /** One registry per process; other modules add their own metrics to it. */
 export const metricsRegistry = new Registry();
@@ -11,6 +12,8 @@ metricsRegistry.registerMetric(actionRunsTotal);
 // Generated-app requests by application and version (monitoring/prometheus.ts).
 metricsRegistry.registerMetric(appRequestsTotal);
 metricsRegistry.registerMetric(appRequestDuration);
+// Realtime connections and the statements they cost (realtime/metrics.ts).
+for (const metric of [realtimeConnections, realtimeStatementsTotal, realtimeChangesTotal, realtimeSlowDroppedTotal]) metricsRegistry.registerMetric(metric);
 
 const httpDuration = new Histogram({
   name: 'appbuilder_http_request_duration_seconds',

@@ -16,6 +16,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../storage/db.ts';
+import { realtimeStatementsTotal } from './metrics.ts';
 
 export const REALTIME_CHANNEL = 'appbuilder_realtime';
 
@@ -116,13 +117,18 @@ export class ChangeFeed {
     })();
   }
 
+  private count(): void {
+    this.statements++;
+    realtimeStatementsTotal.inc({ kind: 'outbox' });
+  }
+
   /** Waits for a pass under way (tests and shutdown). */
   async settle(): Promise<void> {
     while (this.running) await this.running;
   }
 
   private async lastNumber(): Promise<number> {
-    this.statements++;
+    this.count();
     const result = await sql<{ l: string }>`select (case when is_called then last_value else 0 end)::text as l from appbuilder.event_seq`.execute(this.db.kysely);
     return Number(result.rows[0]?.l ?? 0);
   }
@@ -138,7 +144,7 @@ export class ChangeFeed {
     const writers = await this.writersNow();
     for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
       if (this.closed) return;
-      this.statements++;
+      this.count();
       const result = await sql<EventRow & { ready: boolean }>`with s as (select pg_current_snapshot() as snap),
           w as (select coalesce(bool_and(pg_visible_in_snapshot(x, s.snap) or pg_xact_status(x) = 'aborted'), true) as ready
             from s left join unnest(cast(${writers} as xid8[])) x on true)
@@ -163,7 +169,7 @@ export class ChangeFeed {
    * 2^31 of every running transaction.
    */
   private async writersNow(): Promise<string[]> {
-    this.statements++;
+    this.count();
     const result = await sql<{ xids: string[] | null; xmax: string }>`select array_agg(distinct a.backend_xid::text) as xids, pg_snapshot_xmax(pg_current_snapshot())::text as xmax
       from pg_locks l join pg_stat_activity a on a.pid = l.pid
       where l.locktype = 'relation' and l.relation = cast('appbuilder.events' as regclass)
@@ -181,7 +187,7 @@ export class ChangeFeed {
   async replay(applicationId: string, after: number, retentionSeconds: number): Promise<ChangeEvent[] | 'reset'> {
     const upTo = this.cursor;
     if (after >= upTo) return [];
-    this.statements++;
+    this.count();
     const result = await sql<EventRow & { old: boolean }>`select e.seq::text as seq, e.application_id, e.name, e.payload, e.previous,
         e.created_at < now() - make_interval(secs => ${retentionSeconds}) as old
       from appbuilder.events e where e.application_id = ${applicationId} and e.seq >= ${after} and e.seq <= ${upTo}

@@ -9,6 +9,7 @@ import { isUuid } from '../tools/ids.ts';
 import type { CompiledApp, CompiledModel } from '../runtime/compiled-app.ts';
 import type { ServedApp } from '../runtime/registry.ts';
 import { ChangeFeed, type ChangeEvent, type FeedLogger } from './feed.ts';
+import { realtimeChangesTotal, realtimeConnections, realtimeSlowDroppedTotal, realtimeStatementsTotal } from './metrics.ts';
 import { TopicIndex } from './topics.ts';
 import { Visibility, type Audience, type RealtimeAction, type Verdict } from './visibility.ts';
 import type { RealtimeSettings } from './settings.ts';
@@ -83,7 +84,11 @@ export class RealtimeHub {
     options: { relationLimit?: number; embeddedIdLimit?: number } = {},
     private logger?: FeedLogger,
   ) {
-    this.visibility = new Visibility(db, { ...options, onStatement: () => this.visibilityStatements++ });
+    this.visibility = new Visibility(db, { ...options, onStatement: () => {
+        this.visibilityStatements++;
+        realtimeStatementsTotal.inc({ kind: 'visibility' });
+      },
+    });
   }
 
   /** The server's logger, when none was given at construction (the transports hand theirs). */
@@ -137,6 +142,7 @@ export class RealtimeHub {
     let connections = this.byApp.get(connection.applicationId);
     if (!connections) this.byApp.set(connection.applicationId, (connections = new Set()));
     connections.add(connection);
+    realtimeConnections.inc();
     this.topics.add(connection, connection.topics);
     const app = connection.served.compiled;
     let counts = this.audienceCount.get(app);
@@ -182,6 +188,7 @@ export class RealtimeHub {
     clearTimeout(connection.expiryTimer);
     const connections = this.byApp.get(connection.applicationId);
     if (!connections?.delete(connection)) return;
+    realtimeConnections.dec();
     if (connections.size === 0) this.byApp.delete(connection.applicationId);
     this.topics.remove(connection, connection.topics);
     this.replaying.delete(connection);
@@ -210,6 +217,7 @@ export class RealtimeHub {
     if (!this.byApp.get(connection.applicationId)?.has(connection)) return;
     this.detach(connection);
     this.slow.dropped++;
+    realtimeSlowDroppedTotal.inc();
     this.slow.largestUnsent = Math.max(this.slow.largestUnsent, unsentBytes);
     this.logger?.warn({ applicationId: connection.applicationId, unsentBytes }, 'realtime subscriber dropped: too slow to read its events');
   }
@@ -278,6 +286,7 @@ export class RealtimeHub {
       if (!listening) continue;
       const verdicts = await this.visibility.decide(app, change.model, change.action, event.payload, event.previous, listening.list, listening.scope);
       this.changes++;
+      realtimeChangesTotal.inc();
       writes.push(() => {
         for (const [key, verdict] of verdicts) {
           for (const c of this.topics.connections(app, event.applicationId, topics, key)) if (c.held === null) this.write(c, event, resource, verdict);
