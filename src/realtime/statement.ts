@@ -8,11 +8,15 @@
 import type { RecordJson } from '../runtime/data/record-json.ts';
 import type { Audience } from './visibility.ts';
 
-/** One audience's part of the statement: `ok, was, body` over the rows `t` (now) and `p` (before). */
+/**
+ * One audience's part of the statement: `ok, was, body` over the rows `t` (now) and `p` (before);
+ * `post`: what JS completes in the body (computed fields left to JS), null when SQL builds it all.
+ * Only that is kept of the audience's RecordJson: a fragment lives as long as its subscriber.
+ */
 export interface Fragment {
   text: string;
   params: unknown[];
-  json: RecordJson;
+  post: Pick<RecordJson, 'jsComputed' | 'extras'> | null;
 }
 
 export type Member = { audience: Audience; fragment: Fragment };

@@ -14,7 +14,8 @@ export interface Listener {
 }
 
 interface TopicEntry<C> {
-  readonly byAudience: Map<string, { audience: Audience; connections: Set<C> }>;
+  /** An audience's connections as an array: mostly one (an end user's tab), and a set costs several times as much. */
+  readonly byAudience: Map<string, { audience: Audience; connections: C[] }>;
   /** The audiences as one array; null until asked for after a change of the entry. */
   list: Audience[] | null;
 }
@@ -40,10 +41,10 @@ export class TopicIndex<C extends Listener> {
       const key = connection.audience.key;
       let group = entry.byAudience.get(key);
       if (!group) {
-        entry.byAudience.set(key, (group = { audience: connection.audience, connections: new Set() }));
+        entry.byAudience.set(key, (group = { audience: connection.audience, connections: [] }));
         entry.list = null;
       }
-      group.connections.add(connection);
+      if (!group.connections.includes(connection)) group.connections.push(connection);
     }
   }
 
@@ -56,8 +57,10 @@ export class TopicIndex<C extends Listener> {
     for (const topic of topics) {
       const entry = byTopic.get(topic);
       const group = entry?.byAudience.get(connection.audience.key);
-      if (!entry || !group?.connections.delete(connection)) continue;
-      if (group.connections.size > 0) continue;
+      const at = group?.connections.indexOf(connection) ?? -1;
+      if (!entry || !group || at < 0) continue;
+      group.connections.splice(at, 1);
+      if (group.connections.length > 0) continue;
       entry.byAudience.delete(connection.audience.key);
       entry.list = null;
       if (entry.byAudience.size === 0) byTopic.delete(topic);

@@ -95,7 +95,7 @@ const stale = (plan: Plan, audiences: number) =>
 
 /** Decides, for one change, who of `audiences` gets what; one statement for all of them. */
 export class Visibility {
-  /** Per served version: audience key → model id → fragment. */
+  /** Per served version: model id → audience key → fragment (one map per model: an entry per subscriber, no map each). */
   private readonly fragments = new WeakMap<CompiledApp, Map<string, Map<string, Fragment>>>();
   /** Per topic (the hub's `scope`) and model: the plan last built. */
   private readonly plans = new WeakMap<object, Map<string, Plan>>();
@@ -109,13 +109,15 @@ export class Visibility {
 
   /** Forgets an audience's fragments (its last subscriber left). */
   forget(app: CompiledApp, key: string): void {
-    this.fragments.get(app)?.delete(key);
+    for (const byAudience of this.fragments.get(app)?.values() ?? []) byAudience.delete(key);
   }
 
   private fragment(app: CompiledApp, model: CompiledModel, audience: Audience, now: Date, keep: boolean): Fragment {
-    let byAudience = this.fragments.get(app);
-    if (!byAudience) this.fragments.set(app, (byAudience = new Map()));
-    const known = keep ? byAudience.get(audience.key)?.get(model.id) : undefined;
+    let byModel = this.fragments.get(app);
+    if (!byModel) this.fragments.set(app, (byModel = new Map()));
+    let byAudience = byModel.get(model.id);
+    if (!byAudience) byModel.set(model.id, (byAudience = new Map()));
+    const known = keep ? byAudience.get(audience.key) : undefined;
     if (known) return known;
     const ctx = { auth: audience.auth, operation: 'read' as const, now, env: {} };
     const json = new RecordJson(app, ctx, audience.bypassRules, {
@@ -126,12 +128,9 @@ export class Visibility {
     const ok = conditionSql(json.readCondition(model, 't'));
     const was = conditionSql(json.readCondition(model, 'p'));
     const compiled = sql`${ok} as ok, ${was} as was, case when ${ok} then (${json.record(model, 't', true)})::text end as body`.compile(this.db.kysely);
-    const fragment = { text: intern(compiled.sql), params: [...compiled.parameters], json };
-    if (keep) {
-      let models = byAudience.get(audience.key);
-      if (!models) byAudience.set(audience.key, (models = new Map()));
-      models.set(model.id, fragment);
-    }
+    const post = json.jsComputed.size > 0 ? { jsComputed: json.jsComputed, extras: json.extras } : null;
+    const fragment = { text: intern(compiled.sql), params: [...compiled.parameters], post };
+    if (keep) byAudience.set(audience.key, fragment);
     return fragment;
   }
 
@@ -210,11 +209,11 @@ export class Visibility {
       const members = k === 0 ? group : [group[k - 1]];
       let verdict: Verdict | null = null;
       if (action !== 'delete' && row.ok && row.body !== null) {
-        const json = members[0].fragment.json;
+        const post = members[0].fragment.post;
         const shaped = JSON.parse(row.body) as Record<string, unknown> & { id: string };
-        if (json.jsComputed.size > 0) {
-          fillComputed(app, model, [shaped], json.jsComputed, { now, env: {} });
-          if (json.extras.size > 0) dropMembers(app, model, [shaped], json.extras);
+        if (post) {
+          fillComputed(app, model, [shaped], post.jsComputed, { now, env: {} });
+          if (post.extras.size > 0) dropMembers(app, model, [shaped], post.extras);
         }
         verdict = { action, record: shaped };
       } else if (action === 'delete' ? row.ok || row.was : action === 'update' && row.was) {

@@ -254,6 +254,14 @@ describe('triggers', () => {
     };
     expect(problemsAfter(selective)).toEqual([]);
   });
+  it('the realtime endpoints are never a trigger path, even with matchSelectors (served beside the router)', () => {
+    for (const path of ['/realtime', '/realtime/ws']) {
+      const take = (d: AppDefinition) => {
+        if (d.triggers[0].trigger.type === 'http') Object.assign(d.triggers[0].trigger, { method: 'GET', path, matchSelectors: ['true'] });
+      };
+      expectProblem(take, '/triggers/0/trigger/path', /realtime endpoint/);
+    }
+  });
   it('a schedule trigger needs a cron', () => {
     expectProblem(
       (d) => d.triggers[1].trigger.type === 'event' && (d.triggers[1].trigger.eventName = 'schedule'),

@@ -13,9 +13,15 @@ export function normalisePath(path: string): string {
   return path.replace(/\/:[^/]+/g, '/:');
 }
 
-/** The routes the generated API serves itself (DESIGN §6), as `METHOD normalised-path`. */
+/**
+ * Routes served beside the generated API's router (realtime, DESIGN §17): a trigger there would
+ * never be reached, even with matchSelectors.
+ */
+const OUTSIDE_ROUTER: ReadonlySet<string> = new Set(['GET /realtime', 'GET /realtime/ws']);
+
+/** The routes the generated API serves itself (DESIGN §6, §17), as `METHOD normalised-path`. */
 export function generatedRoutes(def: AppDefinition): Set<string> {
-  const routes = new Set(['POST /auth/signup', 'POST /auth/login', 'GET /auth/me', 'GET /openapi.json']);
+  const routes = new Set(['POST /auth/signup', 'POST /auth/login', 'GET /auth/me', 'GET /openapi.json', ...OUTSIDE_ROUTER]);
   for (const model of def.models) {
     const r = resourceName(model.name);
     if (!r) continue;
@@ -59,6 +65,10 @@ export function checkTriggers(def: AppDefinition): ProblemDetail[] {
     }
     const key = `${trigger.method} ${normalisePath(trigger.path)}`;
     // With matchSelectors a trigger takes the requests it selects; the generated route the rest.
+    if (OUTSIDE_ROUTER.has(key)) {
+      problems.push({ path: at, message: `${trigger.method} ${trigger.path} is the generated API's realtime endpoint; choose another path.` });
+      return;
+    }
     if (generated.has(key) && !selected(trigger)) {
       problems.push({
         path: at,
