@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../test/support/ports.ts';
 
 export interface TreeProcess {
   pid: number;
@@ -88,16 +88,6 @@ export function treeMemory(root: number): TreeMemory {
 export function describeTree(memory: TreeMemory): string {
   const lines = memory.processes.map((p) => `    ${String(p.pid).padStart(7)} ${(p.rssKb / 1024).toFixed(1).padStart(7)} MB RSS  ${p.pssKb === null ? '' : `${(p.pssKb / 1024).toFixed(1).padStart(7)} MB PSS  `}${p.command.slice(0, 90)}`);
   return [`  tree: ${memory.rssMb.toFixed(1)} MB RSS${memory.pssMb === null ? '' : `, ${memory.pssMb.toFixed(1)} MB PSS`}`, ...lines].join('\n');
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export interface NpmStart {

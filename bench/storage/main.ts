@@ -12,10 +12,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/ports.ts';
 
 const MiB = 1024 * 1024;
 const SIZE_MB = Number(process.env.BENCH_MB ?? 256);
@@ -24,14 +24,6 @@ const RSS_MB = Number(process.env.BENCH_RSS_MB ?? 1024);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLIENT = { id: 'ak_bench_storage', secret: 'sk_bench_storage_secret_value_0123456789' };
 const chunk = randomBytes(MiB);
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,21 +14,12 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { ApiClient } from '../support/client.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { addBuilder, tokenFor } from './builders-support.ts';
+import { freePort } from '../support/ports.ts';
 
 const hasPostgres = await postgresAvailable();
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
 // One master key for both processes, so the API client's access token is valid on both too.
 const MASTER_KEY = randomBytes(32).toString('base64');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 describe.skipIf(!hasPostgres)('builder token revocation across two processes (PostgreSQL)', () => {
   let t: TestPlatform;

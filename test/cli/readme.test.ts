@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/ports.ts';
 
 // The README's tutorial, run as written: its ```sh blocks, in order, in one bash, in a "fresh clone"
 // (a directory whose bin, src, examples, node_modules and package.json point at this checkout).
@@ -16,16 +16,6 @@ function tutorialBlocks(readme: string): string[] {
   const end = readme.indexOf('\n## ', start + SECTION.length);
   const section = readme.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 const root = mkdtempSync(join(tmpdir(), 'appbuilder-readme-'));

@@ -6,7 +6,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,18 +14,10 @@ import { availableDrivers, createTestDatabase, type TestDatabase } from '../supp
 import { ApiClient } from '../support/client.ts';
 import { BOOTSTRAP } from '../support/platform.ts';
 import { filesUnder, getBytes, MiB, uploadRaw } from './support.ts';
+import { freePort } from '../support/ports.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
 const TOTAL = 200 * MiB;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
   const until = Date.now() + timeoutMs;

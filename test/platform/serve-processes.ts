@@ -4,9 +4,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BOOTSTRAP, GENEROUS_APP_LIMITS } from '../support/platform.ts';
+import { freePort } from '../support/ports.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
 
@@ -20,16 +20,6 @@ export interface ServeProcess {
   output(): string;
   /** SIGTERM, then waits for the exit; its exit code. */
   stop(): Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Starts `appbuilder serve --role <role>` over `databaseUrl` and waits until it is ready. */

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../support/databases.ts';
@@ -8,19 +7,10 @@ import type { TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp } from '../support/tenant.ts';
 import { ApiClient } from '../support/client.ts';
 import { startOn, versionPath, waitForJob } from '../deployments/support.ts';
+import { freePort } from '../support/ports.ts';
 
 const hasPostgres = await postgresAvailable();
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -4,7 +4,6 @@
 // process that made the change, and in another process (a real `appbuilder serve --role runtime`
 // on PostgreSQL) that only hears of it through NOTIFY.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action, AppDefinition } from '../../src/definition/schema.ts';
@@ -13,6 +12,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
 import { runnerScode, signup } from '../runtime-runs/support.ts';
 import { apiPath, publishAndWait } from '../frontend/published.ts';
+import { freePort } from '../support/ports.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
 
@@ -174,13 +174,3 @@ describe.each(await availableDrivers())('env and secrets in expressions, on %s',
   }, 240_000);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
