@@ -119,7 +119,10 @@ export class Visibility {
     if (!byAudience) byModel.set(model.id, (byAudience = new Map()));
     const known = keep ? byAudience.get(audience.key) : undefined;
     if (known) return known;
-    const ctx = { auth: audience.auth, operation: 'read' as const, now, env: {} };
+    // A copy of `auth`: the read path keeps the SQL it builds for a caller with their `auth` object
+    // (runtime/caller-cache.ts, ~7 KB an end user); the fragment keeps its text and values, so that
+    // would be held twice for every subscriber.
+    const ctx = { auth: audience.auth && { ...audience.auth }, operation: 'read' as const, now, env: {} };
     const json = new RecordJson(app, ctx, audience.bypassRules, {
       ...(this.options.relationLimit !== undefined ? { relationLimit: this.options.relationLimit } : {}),
       ...(this.options.embeddedIdLimit !== undefined ? { embeddedIdLimit: this.options.embeddedIdLimit } : {}),

@@ -167,8 +167,11 @@ export async function logout(ctx: SessionContext, claims: AccessClaims, all: boo
 
 interface Revocations {
   validAfterMs: number;
-  revokedSessions: Set<string>;
+  revokedSessions: ReadonlySet<string>;
 }
+
+/** Most users have no session revoked lately: one empty set for all of them (one is kept per signed-in user). */
+const NONE_REVOKED: ReadonlySet<string> = new Set();
 
 /** Per `auth` object of the end-user cache: forgotten with it when the user changes or is revoked. */
 const revocationsOf = new WeakMap<PlainRecord, Promise<Revocations>>();
@@ -182,7 +185,7 @@ async function loadRevocations(db: Db, app: CompiledApp, userId: string, accessT
   const row = result.rows[0];
   return {
     validAfterMs: row?.valid_after ? new Date(row.valid_after).getTime() : 0,
-    revokedSessions: new Set(row?.revoked ?? []),
+    revokedSessions: row?.revoked?.length ? new Set(row.revoked) : NONE_REVOKED,
   };
 }
 
