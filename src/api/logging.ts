@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyLoggerOptions } from 'fastify';
 import type { LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
 
 /** Pino options of the server; `stream` lets tests read the log. */
 export interface LogOptions {
@@ -12,18 +11,19 @@ export interface LogOptions {
 export const pathOnly = (url: string): string => url.split('?')[0];
 
 /**
- * Human-readable single lines on a terminal (pino-pretty), JSON lines anywhere else; tokens, keys
- * and cookies redacted; request URLs without their query.
+ * Human-readable single lines on a terminal (pino-pretty, imported only then: a service whose
+ * output goes to a file or a collector never loads it, issue 28), JSON lines anywhere else;
+ * tokens, keys and cookies redacted; request URLs without their query.
  */
-export function loggerOptions(
+export async function loggerOptions(
   options: LogOptions,
   stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
-): FastifyLoggerOptions & LoggerOptions {
-  const stream =
-    options.stream ??
-    (stdout.isTTY
-      ? pretty({ destination: stdout, singleLine: true, colorize: stdout === process.stdout, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId,method,url,statusCode,ms' })
-      : undefined);
+): Promise<FastifyLoggerOptions & LoggerOptions> {
+  let stream = options.stream;
+  if (!stream && stdout.isTTY) {
+    const { default: pretty } = await import('pino-pretty');
+    stream = pretty({ destination: stdout, singleLine: true, colorize: stdout === process.stdout, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId,method,url,statusCode,ms' });
+  }
   return {
     level: options.level,
     ...(stream ? { stream } : {}),

@@ -57,7 +57,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
   const { config } = services;
   const app = Fastify({
     // Tokens and keys never reach the logs, nor query strings; one entry per request, at debug.
-    logger: logger === false ? false : loggerOptions(logger),
+    logger: logger === false ? false : await loggerOptions(logger),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,

@@ -1,4 +1,10 @@
-import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
+// Imported on first use: only a file's upload sniffs its bytes (issue 28).
+type FileType = typeof import('file-type');
+let fileType: Promise<FileType> | undefined;
+function loadFileType(): Promise<FileType> {
+  fileType ??= import('file-type');
+  return fileType;
+}
 
 const OCTET_STREAM = 'application/octet-stream';
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
@@ -17,6 +23,7 @@ export function essence(declared: string | undefined): string {
  */
 export async function storedContentType(declared: string | undefined, head: Buffer): Promise<string> {
   const claimed = essence(declared);
+  const { fileTypeFromBuffer, supportedMimeTypes } = await loadFileType();
   const sniffed = head.length > 0 ? await fileTypeFromBuffer(head) : undefined;
   if (sniffed) return sniffed.mime === claimed ? claimed : sniffed.mime;
   if (supportedMimeTypes.has(claimed) || claimed.startsWith('image/') || claimed.startsWith('video/') || claimed.startsWith('audio/')) {

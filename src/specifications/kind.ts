@@ -4,10 +4,18 @@
  * JSON and YAML documents by their members (parsed with `yaml`, which reads JSON too), CSV by
  * parsing its first lines (`csv-parse`).
  */
-import { fileTypeFromBuffer } from 'file-type';
-import { parse as parseCsv } from 'csv-parse/sync';
-import { parse as parseYaml } from 'yaml';
 import type { AttachmentKind } from './extractors/types.ts';
+
+// Each imported on first use: only an attachment's upload tells its kind (issue 28).
+type FileType = typeof import('file-type');
+type CsvParseSync = typeof import('csv-parse/sync');
+type Yaml = typeof import('yaml');
+let fileType: Promise<FileType> | undefined;
+let csvParseSync: Promise<CsvParseSync> | undefined;
+let yaml: Promise<Yaml> | undefined;
+const loadFileType = () => (fileType ??= import('file-type'));
+const loadCsvParseSync = () => (csvParseSync ??= import('csv-parse/sync'));
+const loadYaml = () => (yaml ??= import('yaml'));
 
 /** Enough of a text document to tell its kind; a longer one is judged by its beginning (YAML and JSON are parsed whole). */
 const HEAD_CHARS = 64 * 1024;
@@ -43,13 +51,14 @@ function structuredKind(value: unknown): AttachmentKind | null {
 const YAML_PARSE_MAX_CHARS = 2 * 1024 * 1024;
 
 /** JSON by `JSON.parse` (fast at any size); YAML (and JSON it refuses) by `yaml`, up to a size. */
-function parseStructured(text: string): unknown {
+async function parseStructured(text: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
     // not JSON: perhaps YAML
   }
   if (text.length > YAML_PARSE_MAX_CHARS) return topLevelKeys(text);
+  const { parse: parseYaml } = await loadYaml();
   try {
     return parseYaml(text, { maxAliasCount: 100, prettyErrors: false });
   } catch {
@@ -68,9 +77,10 @@ const SQL_DDL = /^\s*create\s+(?:(?:global\s+|local\s+)?(?:temporary\s+|temp\s+|
 const MARKDOWN = /^(?:#{1,6}\s+\S|\s*[-*+]\s+\S.*$|\s*\d+\.\s+\S|\|.*\|\s*$|```)/m;
 
 /** At least two columns, the same count on every line of the head, two lines or more. */
-function looksLikeCsv(head: string, delimiter: string): boolean {
+async function looksLikeCsv(head: string, delimiter: string): Promise<boolean> {
   const lines = head.split(/\r?\n/).filter((line) => line.trim() !== '');
   if (lines.length < 2) return false;
+  const { parse: parseCsv } = await loadCsvParseSync();
   // The last line of a head cut mid-file may be partial.
   const sample = lines.slice(0, Math.min(lines.length - (head.length >= HEAD_CHARS ? 1 : 0), 50)).join('\n');
   try {
@@ -87,6 +97,7 @@ export async function detectKind(bytes: Uint8Array, name: string, contentType: s
   if (bytes.length === 0) return 'other';
   const head = bytes.subarray(0, 5);
   if (Buffer.from(head).toString('latin1') === '%PDF-') return 'pdf';
+  const { fileTypeFromBuffer } = await loadFileType();
   const sniffed = await fileTypeFromBuffer(bytes.subarray(0, 4100));
   if (sniffed) return sniffed.mime === 'application/pdf' ? 'pdf' : sniffed.mime.startsWith('image/') ? 'image' : 'other';
   const text = textOf(bytes);
@@ -97,7 +108,7 @@ export async function detectKind(bytes: Uint8Array, name: string, contentType: s
   const trimmed = text.trimStart();
   const jsonLike = trimmed.startsWith('{') || trimmed.startsWith('[');
   if (jsonLike || ['json', 'yaml', 'yml'].includes(ext) || /^(openapi|swagger|\$schema)\s*:/m.test(text.slice(0, HEAD_CHARS))) {
-    const kind = structuredKind(parseStructured(text));
+    const kind = structuredKind(await parseStructured(text));
     if (kind) return kind;
     if (jsonLike || ext === 'json') return 'text';
   }
@@ -105,9 +116,9 @@ export async function detectKind(bytes: Uint8Array, name: string, contentType: s
   if (SQL_DDL.test(start) && ext !== 'md' && ext !== 'markdown') return 'sql';
   if (ext === 'md' || ext === 'markdown' || contentType === 'text/markdown') return 'markdown';
   if (ext === 'csv' || contentType === 'text/csv') return 'csv';
-  if (ext === 'tsv' && looksLikeCsv(start, '\t')) return 'csv';
+  if (ext === 'tsv' && (await looksLikeCsv(start, '\t'))) return 'csv';
   if (/^#{1,6}\s+\S/m.test(start)) return 'markdown';
-  if (looksLikeCsv(start, ',') || looksLikeCsv(start, ';')) return 'csv';
+  if ((await looksLikeCsv(start, ',')) || (await looksLikeCsv(start, ';'))) return 'csv';
   if (MARKDOWN.test(start)) return 'markdown';
   return 'text';
 }

@@ -145,7 +145,7 @@ describe('the request log', () => {
     const terminal = Object.assign(new PassThrough(), { isTTY: true });
     let printed = '';
     terminal.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const server = Fastify({ logger: loggerOptions({ level: 'debug' }, terminal), logController: new LogController({ disableRequestLogging: true }) });
+    const server = Fastify({ logger: await loggerOptions({ level: 'debug' }, terminal), logController: new LogController({ disableRequestLogging: true }) });
     logRequests(server);
     server.get('/things', async () => ({ ok: true }));
     expect((await server.inject({ method: 'GET', url: '/things?secret=1' })).statusCode).toBe(200);
@@ -157,6 +157,6 @@ describe('the request log', () => {
     expect(lines[0].startsWith('{')).toBe(false);
     expect(printed).not.toContain('secret');
     // Not a terminal: no pretty stream, pino writes JSON lines.
-    expect('stream' in loggerOptions({ level: 'debug' }, Object.assign(new PassThrough(), { isTTY: false }))).toBe(false);
+    expect('stream' in (await loggerOptions({ level: 'debug' }, Object.assign(new PassThrough(), { isTTY: false })))).toBe(false);
   });
 });

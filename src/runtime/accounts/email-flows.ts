@@ -151,7 +151,7 @@ export class AccountEmails {
       const token = await storeEmailToken(this.db.kysely, app, userId, PURPOSE[kind], ttl, bound);
       const link = `${base}#/${FRONTEND_PAGES[kind]}?token=${encodeURIComponent(token)}`;
       const view = { appName: app.definition.appOverview?.name ?? app.definition.appId, link, token, email: to, expiresIn: durationWords(ttl) };
-      await this.mailer.send(smtpUrl, { from: env.MAIL_FROM || this.settings.mailFrom, to, ...renderMail(kind, view, env) });
+      await this.mailer.send(smtpUrl, { from: env.MAIL_FROM || this.settings.mailFrom, to, ...(await renderMail(kind, view, env)) });
     };
   }
 

@@ -11,7 +11,6 @@
 import { createHash } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { sql } from 'kysely';
-import * as client from 'openid-client';
 import type { Db, Executor } from '../../storage/db.ts';
 import { ident } from '../../storage/sql.ts';
 import { Problem, badRequest, forbidden, unauthorized, unprocessable } from '../../errors.ts';
@@ -21,7 +20,7 @@ import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { createRecord } from '../writes/records.ts';
 import { checkSignupRules } from '../writes/signup-rules.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
-import { allowedRedirectOrigins, configurationOf, providerNamed, type Provider } from './providers.ts';
+import { allowedRedirectOrigins, configurationOf, loadOpenIdClient, providerNamed, type Provider } from './providers.ts';
 
 const STATE_TTL_SECONDS = 600;
 export const STATE_COOKIE = 'appbuilder_oidc_state';
@@ -65,6 +64,7 @@ export async function startSignIn(db: Db, place: FlowPlace, providerName: string
   const provider = providerNamed(place.values, providerName);
   const target = checkedRedirect(place, redirect);
   const config = await configurationOf(place.app.applicationId, provider);
+  const client = await loadOpenIdClient();
   const state = client.randomState();
   const nonce = client.randomNonce();
   const verifier = client.randomPKCECodeVerifier();
@@ -135,6 +135,7 @@ export async function finishSignIn(
   const providerError = params.get('error');
   if (providerError) throw unauthorized(`The provider refused the sign-in: ${providerError}${params.get('error_description') ? ` (${params.get('error_description')})` : ''}.`);
   const config = await configurationOf(place.app.applicationId, provider);
+  const client = await loadOpenIdClient();
   const current = new URL(callbackUrl(place, provider.name));
   current.search = params.toString();
   let claims: Record<string, unknown> & { sub: string };

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { Problem, badRequest, notFound } from '../../errors.ts';
 import { allowListFromEnv, resolveChecked } from '../actions/http/address-guard.ts';
 import { NAME_PATTERN } from '../../secrets/names.ts';
@@ -18,6 +18,14 @@ import type { AppValues } from '../../secrets/app-values.ts';
 export const PROVIDERS_VARIABLE = 'AUTH_PROVIDERS';
 /** Further origins (comma separated) a sign-in may send the browser back to with its tokens. */
 export const REDIRECT_ORIGINS_VARIABLE = 'AUTH_REDIRECT_ORIGINS';
+
+// Imported with an app's first provider sign-in: most apps declare no provider (issue 28).
+type OpenIdClient = typeof oidc;
+let openIdClient: Promise<OpenIdClient> | undefined;
+export function loadOpenIdClient(): Promise<OpenIdClient> {
+  openIdClient ??= import('openid-client');
+  return openIdClient;
+}
 
 const Url = Type.String({ pattern: '^https?://', maxLength: 2000 });
 
@@ -127,23 +135,24 @@ async function configure(provider: Provider): Promise<oidc.Configuration> {
   if (new URL(provider.issuer).protocol === 'http:' && !insecure) {
     throw badRequest(`The provider ${provider.name} has a plain-http issuer; use https (or list its host in APPBUILDER_HTTP_ALLOW for a test provider).`);
   }
+  const openid = await loadOpenIdClient();
   const metadata = provider.secret === undefined ? { token_endpoint_auth_method: 'none' } : { client_secret: provider.secret };
-  const auth = provider.secret === undefined ? oidc.None() : oidc.ClientSecretBasic(provider.secret);
+  const auth = provider.secret === undefined ? openid.None() : openid.ClientSecretBasic(provider.secret);
   let config: oidc.Configuration;
   if (provider.authorizationEndpoint) {
-    config = new oidc.Configuration(
+    config = new openid.Configuration(
       { issuer: provider.issuer, authorization_endpoint: provider.authorizationEndpoint, token_endpoint: provider.tokenEndpoint, jwks_uri: provider.jwksUri },
       provider.clientId,
       metadata,
       auth,
     );
-    config[oidc.customFetch] = guardedFetch;
-    if (insecure) oidc.allowInsecureRequests(config);
+    config[openid.customFetch] = guardedFetch;
+    if (insecure) openid.allowInsecureRequests(config);
   } else {
     try {
-      config = await oidc.discovery(new URL(provider.issuer), provider.clientId, metadata, auth, {
-        [oidc.customFetch]: guardedFetch,
-        ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      config = await openid.discovery(new URL(provider.issuer), provider.clientId, metadata, auth, {
+        [openid.customFetch]: guardedFetch,
+        ...(insecure ? { execute: [openid.allowInsecureRequests] } : {}),
       });
     } catch (error) {
       if (error instanceof Problem) throw error;

@@ -4,7 +4,14 @@
 // `MAIL_VERIFY_TEXT`, `MAIL_VERIFY_HTML`, the same with `PASSWORD_RESET` and `EMAIL_CHANGE`, and
 // `MAIL_FROM`. They are Mustache templates over `appName`, `link`, `token`, `email`, `expiresIn`;
 // the HTML body escapes what it inserts, the text and the subject insert it as it is.
-import Mustache from 'mustache';
+import type MustacheModule from 'mustache';
+
+// Imported with the first mail: most services never send one (issue 28).
+let mustache: Promise<typeof MustacheModule> | undefined;
+function loadMustache(): Promise<typeof MustacheModule> {
+  mustache ??= import('mustache').then((module) => module.default);
+  return mustache;
+}
 
 export type MailKind = 'verify' | 'passwordReset' | 'emailChange';
 
@@ -53,20 +60,21 @@ const asIs = (value: unknown): string => String(value);
 const html = (value: unknown): string =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-function render(template: string, view: MailView, escape: boolean): string {
+function render(Mustache: typeof MustacheModule, template: string, view: MailView, escape: boolean): string {
   // No partials; `{{{…}}}` and `{{&…}}` still insert unescaped where a builder asks for it.
   return Mustache.render(template, view, {}, { escape: escape ? html : asIs });
 }
 
 /** The subject, text and HTML of a mail of `kind`, from the app's variables or the defaults. */
-export function renderMail(kind: MailKind, view: MailView, env: Record<string, string>): Template {
+export async function renderMail(kind: MailKind, view: MailView, env: Record<string, string>): Promise<Template> {
+  const Mustache = await loadMustache();
   const prefix = VARIABLE_PREFIX[kind];
   const pick = (part: keyof Template) => env[`${prefix}_${part.toUpperCase()}`] || DEFAULTS[kind][part];
   return {
     // A subject is one line: a template's line breaks would start the headers' body.
-    subject: render(pick('subject'), view, false).replace(/[\r\n]+/g, ' ').trim(),
-    text: render(pick('text'), view, false),
-    html: render(pick('html'), view, true),
+    subject: render(Mustache, pick('subject'), view, false).replace(/[\r\n]+/g, ' ').trim(),
+    text: render(Mustache, pick('text'), view, false),
+    html: render(Mustache, pick('html'), view, true),
   };
 }
 

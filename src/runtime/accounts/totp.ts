@@ -7,7 +7,7 @@
 // their sha256 and spent on use.
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { Secret, TOTP } from 'otpauth';
+import type { Secret, TOTP } from 'otpauth';
 import type { Db, Executor } from '../../storage/db.ts';
 import { conflict, unprocessable } from '../../errors.ts';
 import { DataKeys } from '../../secrets/data-keys.ts';
@@ -19,6 +19,14 @@ const DIGITS = 6;
 /** Steps either side of now a code is still taken for (clock drift between phone and server). */
 const WINDOW = 1;
 export const RECOVERY_CODE_COUNT = 10;
+
+// Imported on first use: only an app whose users enrol a second factor needs it (issue 28).
+type Otpauth = typeof import('otpauth');
+let otpauth: Promise<Otpauth> | undefined;
+function loadOtpauth(): Promise<Otpauth> {
+  otpauth ??= import('otpauth');
+  return otpauth;
+}
 
 const totpAad = (applicationId: string, userId: string) => `${applicationId}:totp:${userId}`;
 const hashCode = (code: string) => createHash('sha256').update(code).digest('base64url');
@@ -52,9 +60,9 @@ export class TotpFactors {
     this.#dataKeys = new DataKeys(db, masterKey);
   }
 
-  #totp(app: CompiledApp, label: string, secret: Secret): TOTP {
+  #totp(otp: Otpauth, app: CompiledApp, label: string, secret: Secret): TOTP {
     const issuer = app.definition.appOverview?.name ?? app.definition.appId;
-    return new TOTP({ issuer, label, algorithm: 'SHA1', digits: DIGITS, period: PERIOD, secret });
+    return new otp.TOTP({ issuer, label, algorithm: 'SHA1', digits: DIGITS, period: PERIOD, secret });
   }
 
   async #key(app: CompiledApp): Promise<Buffer> {
@@ -70,7 +78,8 @@ export class TotpFactors {
 
   /** A new secret for the user (replacing one not yet confirmed); refused while one is active. */
   async enroll(app: CompiledApp, userId: string, label: string): Promise<Enrollment> {
-    const secret = new Secret({ size: 20 });
+    const otp = await loadOtpauth();
+    const secret = new otp.Secret({ size: 20 });
     const sealed = seal(secret.base32, await this.#key(app), totpAad(app.applicationId, userId));
     const written = await sql`insert into appbuilder.end_user_totp (application_id, user_id, sealed_secret)
       values (${app.applicationId}, ${userId}, ${sealed})
@@ -78,7 +87,7 @@ export class TotpFactors {
         where appbuilder.end_user_totp.activated_at is null
       returning 1`.execute(this.db.kysely);
     if (written.rows.length === 0) throw conflict('A second factor is already active; disable it first (POST /auth/mfa/totp/disable).');
-    return { secret: secret.base32, otpauthUri: this.#totp(app, label, secret).toString() };
+    return { secret: secret.base32, otpauthUri: this.#totp(otp, app, label, secret).toString() };
   }
 
   /**
@@ -92,7 +101,8 @@ export class TotpFactors {
     const row = found.rows[0];
     if (!row) return false;
     const base32 = open(row.sealed_secret, await this.#key(app), totpAad(app.applicationId, userId)).toString('utf8');
-    const totp = this.#totp(app, userId, Secret.fromBase32(base32));
+    const otp = await loadOtpauth();
+    const totp = this.#totp(otp, app, userId, otp.Secret.fromBase32(base32));
     const delta = totp.validate({ token: code, window: WINDOW });
     if (delta === null) return false;
     const step = totp.counter() + delta;

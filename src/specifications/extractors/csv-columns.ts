@@ -3,7 +3,6 @@
  * counters and at most ENUM_MAX_DISTINCT + 1 distinct values, so memory stays flat however
  * many rows the file has.
  */
-import { isValidPhoneNumber } from 'libphonenumber-js';
 import type { PrimitiveType } from '../../definition/schema.ts';
 
 /** "Few distinct values": at most this many, each seen on average ENUM_MIN_REPEAT times. */
@@ -50,10 +49,18 @@ function hasPhoneShape(value: string): boolean {
   return PHONE_SHAPE.test(value) && !/^\d+$/.test(value);
 }
 
-function isValidPhone(value: string): boolean {
-  // Without a leading + the number is read as a North American one (the common default of
-  // spreadsheets exported without country codes).
-  return isValidPhoneNumber(value) || isValidPhoneNumber(value, 'US');
+/** Whether a value is a valid phone number (libphonenumber's metadata). */
+export type PhoneCheck = (value: string) => boolean;
+
+// Imported on first use: libphonenumber's metadata is ~2 MB of V8 heap, needed only while a
+// CSV attachment is read (issue 28).
+let phoneCheck: Promise<PhoneCheck> | undefined;
+export function loadPhoneCheck(): Promise<PhoneCheck> {
+  phoneCheck ??= import('libphonenumber-js').then(({ isValidPhoneNumber }) => (value: string) =>
+    // Without a leading + the number is read as a North American one (the common default of
+    // spreadsheets exported without country codes).
+    isValidPhoneNumber(value) || isValidPhoneNumber(value, 'US'));
+  return phoneCheck;
 }
 
 const TESTS: Record<Kind, (value: string) => boolean> = {
@@ -85,7 +92,7 @@ export interface ColumnSummary {
   empty: number;
 }
 
-/** Counters for one column; `add` is called once per row. */
+/** Counters for one column; `add` is called once per row. `isValidPhone` is `loadPhoneCheck()`'s. */
 export class ColumnStats {
   filled = 0;
   empty = 0;
@@ -93,6 +100,8 @@ export class ColumnStats {
   private readonly distinct = new Set<string>();
   private tooMany = false;
   private phonesValidated = 0;
+
+  constructor(private readonly isValidPhone: PhoneCheck) {}
 
   add(raw: string | undefined): void {
     const value = (raw ?? '').trim();
@@ -106,7 +115,7 @@ export class ColumnStats {
     }
     if (this.candidates.has('phone') && this.phonesValidated < PHONE_VALIDATED) {
       this.phonesValidated += 1;
-      if (!isValidPhone(value)) this.candidates.delete('phone');
+      if (!this.isValidPhone(value)) this.candidates.delete('phone');
     }
     if (!this.tooMany) {
       this.distinct.add(value);

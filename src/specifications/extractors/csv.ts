@@ -5,10 +5,17 @@
  * constant amount of memory beyond its bytes.
  */
 import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
-import { ColumnStats } from './csv-columns.ts';
+import { ColumnStats, loadPhoneCheck } from './csv-columns.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
 import type { Draft, DraftField, Extractor } from './types.ts';
+
+// Imported on first use: only a CSV attachment's extraction parses CSV (issue 28).
+type CsvParse = typeof import('csv-parse');
+let csvParse: Promise<CsvParse> | undefined;
+function loadCsvParse(): Promise<CsvParse> {
+  csvParse ??= import('csv-parse');
+  return csvParse;
+}
 
 /** Bytes handed to the parser at a time: the event loop gets a turn between them. */
 const CHUNK = 64 * 1024;
@@ -68,6 +75,7 @@ function headerNames(cells: string[], draft: Draft): string[] {
 }
 
 export const extractCsv: Extractor = async (input) => {
+  const [{ parse }, isValidPhone] = await Promise.all([loadCsvParse(), loadPhoneCheck()]);
   const draft = emptyDraft();
   const parser = Readable.from(chunks(input.bytes)).pipe(
     parse({
@@ -88,7 +96,7 @@ export const extractCsv: Extractor = async (input) => {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (!names) {
         names = headerNames(record, draft);
-        stats = names.map(() => new ColumnStats());
+        stats = names.map(() => new ColumnStats(isValidPhone));
         continue;
       }
       rows += 1;

@@ -24,7 +24,7 @@ function pointerSegment(segment: string): string {
 }
 
 export const extractJsonSchema: Extractor = async (input) => {
-  const document = parseDocument(new TextDecoder().decode(input.bytes), input.name);
+  const document = await parseDocument(new TextDecoder().decode(input.bytes), input.name);
   const named: NamedSchema[] = [];
   for (const member of DEFINITION_MEMBERS) {
     const definitions = document[member];

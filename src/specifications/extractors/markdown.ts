@@ -12,7 +12,6 @@
  *   (markdown-tables.ts).
  * Locators are source lines: `line 12`. The PDF extractor runs the same rules on page text.
  */
-import { Lexer } from 'marked';
 import type { Token, Tokens } from 'marked';
 import { addStories, collapse, storiesInText, storyLeadIn, storyOfWant } from './stories.ts';
 import type { Story } from './stories.ts';
@@ -20,6 +19,14 @@ import { isEntityTable, tablesToModels } from './markdown-tables.ts';
 import type { EntityTable } from './markdown-tables.ts';
 import { emptyDraft } from './types.ts';
 import type { Draft, DraftPage, Extractor, Locator } from './types.ts';
+
+// Imported on first use: only a Markdown or PDF attachment's extraction lexes Markdown (issue 28).
+type Marked = typeof import('marked');
+let marked: Promise<Marked> | undefined;
+function loadMarked(): Promise<Marked> {
+  marked ??= import('marked');
+  return marked;
+}
 
 const PAGES_HEADING = /\b(?:pages?|screens?|views?|site\s*map|sitemap)\b/i;
 const STORY_COLUMNS = { persona: /^as\s+an?\b/i, want: /^i\s+want\b/i, benefit: /^so\s+that\b/i };
@@ -124,6 +131,7 @@ function parts(text: string): { text: string; line: number }[] {
  * into a locator (`line 12` for Markdown, `page 3` for PDF text).
  */
 export async function readMarkdown(text: string, draft: Draft, locate: (line: number) => Locator): Promise<void> {
+  const { Lexer } = await loadMarked();
   const entityTables: EntityTable[] = [];
   /** The open headings, outermost first: a table's entity is named by the nearest that names one. */
   let headings: { depth: number; text: string }[] = [];

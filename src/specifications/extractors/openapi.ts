@@ -3,7 +3,6 @@
  * schemas → models through schema-models.ts, operations → actions (method, path, operationId
  * or summary). Locators are JSON pointers into the document (`#/components/schemas/Pet`).
  */
-import { parse as parseYaml } from 'yaml';
 import { ExtractionError, emptyDraft } from './types.ts';
 import type { DraftAction, Extractor } from './types.ts';
 import { SchemaModels, isObject, refResolver } from './schema-models.ts';
@@ -11,12 +10,21 @@ import type { Json, NamedSchema } from './schema-models.ts';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
+// Imported on first use: only an OpenAPI or JSON Schema attachment written in YAML needs it (issue 28).
+type Yaml = typeof import('yaml');
+let yaml: Promise<Yaml> | undefined;
+function loadYaml(): Promise<Yaml> {
+  yaml ??= import('yaml');
+  return yaml;
+}
+
 /** JSON is YAML, but JSON.parse is faster on the large JSON documents vendors publish. */
-export function parseDocument(text: string, name: string): Json {
+export async function parseDocument(text: string, name: string): Promise<Json> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
+    const { parse: parseYaml } = await loadYaml();
     try {
       parsed = parseYaml(text, { maxAliasCount: 1000 });
     } catch (error) {
@@ -56,7 +64,7 @@ function actions(document: Json): DraftAction[] {
 }
 
 export const extractOpenApi: Extractor = async (input) => {
-  const document = parseDocument(new TextDecoder().decode(input.bytes), input.name);
+  const document = await parseDocument(new TextDecoder().decode(input.bytes), input.name);
   const swagger2 = typeof document.swagger === 'string' && document.swagger.startsWith('2');
   const openapi3 = typeof document.openapi === 'string' && document.openapi.startsWith('3');
   if (!swagger2 && !openapi3) {

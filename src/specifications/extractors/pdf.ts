@@ -5,7 +5,7 @@
  * rows are read from the header row's columns (stories.ts). A PDF without text (a scan)
  * gives a warning: there is no OCR here.
  */
-import { extractText, getDocumentProxy, getMeta } from 'unpdf';
+import type { getDocumentProxy } from 'unpdf';
 import { readMarkdown, warnIfEmpty } from './markdown.ts';
 import { addStories, storiesInTable } from './stories.ts';
 import type { StoryTable } from './stories.ts';
@@ -14,7 +14,16 @@ import type { Extractor } from './types.ts';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
+// Imported on first use: PDF.js is needed only while a PDF attachment is read (issue 28).
+type Unpdf = typeof import('unpdf');
+let unpdf: Promise<Unpdf> | undefined;
+function loadUnpdf(): Promise<Unpdf> {
+  unpdf ??= import('unpdf');
+  return unpdf;
+}
+
 async function open(bytes: Uint8Array, name: string): Promise<PdfDocument> {
+  const { getDocumentProxy } = await loadUnpdf();
   try {
     // PDF.js may detach the buffer it is given: hand it a copy, never the attachment itself.
     // Verbosity 0: its warnings about damaged files go to our message, not to stderr.
@@ -27,6 +36,7 @@ async function open(bytes: Uint8Array, name: string): Promise<PdfDocument> {
 
 /** Each page's text; a damaged page stream fails the whole read with the parser's reason. */
 async function pageTexts(pdf: PdfDocument, name: string): Promise<string[]> {
+  const { extractText } = await loadUnpdf();
   try {
     return (await extractText(pdf, { mergePages: false })).text;
   } catch (error) {
@@ -36,6 +46,7 @@ async function pageTexts(pdf: PdfDocument, name: string): Promise<string[]> {
 }
 
 async function documentTitle(pdf: PdfDocument): Promise<string | undefined> {
+  const { getMeta } = await loadUnpdf();
   const meta = await getMeta(pdf).catch(() => undefined);
   const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
   return typeof title === 'string' && title.trim() ? title.trim() : undefined;

@@ -5,7 +5,6 @@
  * merged. `$ref`s are resolved by json-schema-ref-parser (never by hand) and never expanded
  * in place, so circular references cannot loop.
  */
-import $RefParser from '@apidevtools/json-schema-ref-parser';
 import pluralize from 'pluralize';
 import type { EnumValue, PrimitiveType } from '../../definition/schema.ts';
 import { ExtractionError } from './types.ts';
@@ -42,8 +41,17 @@ function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+// Imported on first use: only an OpenAPI or JSON Schema attachment's extraction resolves $refs (issue 28).
+type RefParser = typeof import('@apidevtools/json-schema-ref-parser').default;
+let refParser: Promise<RefParser> | undefined;
+function loadRefParser(): Promise<RefParser> {
+  refParser ??= import('@apidevtools/json-schema-ref-parser').then((module) => module.default);
+  return refParser;
+}
+
 /** Resolves internal `$ref`s of one document; external ones (files, URLs) are never fetched. */
 export async function refResolver(document: Json): Promise<(ref: string) => unknown> {
+  const $RefParser = await loadRefParser();
   const $refs = await new $RefParser()
     .resolve(structuredClone(document), { resolve: { external: false }, dereference: { circular: 'ignore' } })
     .catch((error: unknown) => {

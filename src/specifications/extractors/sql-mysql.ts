@@ -3,12 +3,20 @@
  * inline and table constraints) and `ALTER TABLE … ADD CONSTRAINT`. Its AST is loosely typed,
  * so it is read through the small accessors below rather than trusted shapes.
  */
-import mysql from 'node-sql-parser/build/mysql.js';
 import type { EnumValue } from '../../definition/schema.ts';
 import type { SqlColumn, SqlForeignKey, SqlTable } from './sql-tables.ts';
 import type { SqlStatement, StatementsRead } from './sql-statements.ts';
 
 type Ast = Record<string, unknown>;
+
+// Imported on first use: node-sql-parser's grammar is ~10 MB of V8 heap, needed only when a
+// SQL attachment reads better as MySQL (issue 28).
+type MysqlGrammar = typeof import('node-sql-parser/build/mysql.js');
+let grammar: Promise<MysqlGrammar> | undefined;
+function mysqlGrammar(): Promise<MysqlGrammar> {
+  grammar ??= import('node-sql-parser/build/mysql.js').then((module) => module.default);
+  return grammar;
+}
 
 function obj(value: unknown): Ast | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Ast) : undefined;
@@ -106,8 +114,8 @@ function readConstraint(def: Ast, table: SqlTable): void {
   }
 }
 
-export function readMysql(statements: SqlStatement[]): StatementsRead {
-  const parser = new mysql.Parser();
+export async function readMysql(statements: SqlStatement[]): Promise<StatementsRead> {
+  const parser = new (await mysqlGrammar()).Parser();
   const tables = new Map<string, SqlTable>();
   const rejected: SqlStatement[] = [];
   let ignored = 0;

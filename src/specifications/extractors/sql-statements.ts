@@ -4,7 +4,6 @@
  * data), so each statement is parsed on its own and one the parser rejects costs only
  * itself. Line numbers are kept for locators.
  */
-import { mysqlSplitterOptions, postgreSplitterOptions, splitQuery } from 'dbgate-query-splitter';
 import type { SqlTable } from './sql-tables.ts';
 
 export interface SqlStatement {
@@ -23,7 +22,16 @@ export interface StatementsRead {
   partitions: number;
 }
 
-export function splitStatements(text: string, dialect: 'postgresql' | 'mysql'): SqlStatement[] {
+// Imported on first use: only a SQL attachment's extraction splits statements (issue 28).
+type QuerySplitter = typeof import('dbgate-query-splitter');
+let splitter: Promise<QuerySplitter> | undefined;
+function querySplitter(): Promise<QuerySplitter> {
+  splitter ??= import('dbgate-query-splitter');
+  return splitter;
+}
+
+export async function splitStatements(text: string, dialect: 'postgresql' | 'mysql'): Promise<SqlStatement[]> {
+  const { mysqlSplitterOptions, postgreSplitterOptions, splitQuery } = await querySplitter();
   const options = dialect === 'mysql' ? mysqlSplitterOptions : postgreSplitterOptions;
   const items = splitQuery(text, { ...options, returnRichInfo: true, copyFromStdin: dialect === 'postgresql' });
   const statements: SqlStatement[] = [];

@@ -28,9 +28,9 @@ export const extractSql: Extractor = async (input) => {
   const source = new TextDecoder().decode(input.bytes);
   await loadPostgresParser();
   let dialect: 'postgresql' | 'mysql' = 'postgresql';
-  let read = readPostgres(splitStatements(source, 'postgresql'));
+  let read = readPostgres(await splitStatements(source, 'postgresql'));
   if (read.tables.length === 0 || rejectedTables(read) > 0) {
-    const mysql = readMysql(splitStatements(source, 'mysql'));
+    const mysql = await readMysql(await splitStatements(source, 'mysql'));
     if (mysql.tables.length > read.tables.length) {
       read = mysql;
       dialect = 'mysql';
