@@ -19,7 +19,8 @@
 // arrive; until then a request here may still see the user as they were.
 import { sql } from 'kysely';
 import type { Executor } from '../storage/db.ts';
-import { ident } from '../storage/sql.ts';
+import { quoteIdent } from '../storage/sql.ts';
+import { dollarQuoted, quoteLiteral } from '../compiler/schema/index.ts';
 import { authFields, loadAuth } from './auth-reads.ts';
 import type { CompiledApp } from './compiled-app.ts';
 import type { PlainRecord } from './writes/plain-record.ts';
@@ -134,13 +135,15 @@ export function forgetUser(app: CompiledApp, id: string): void {
 }
 
 /**
- * The notice trigger on the user model's table (see the top of this file). Idempotent; runs inside
- * the deployment's transaction. The function body is a literal; the channel is a constant.
+ * The statements creating the notice trigger on the user model's table (see the top of this file),
+ * run in the deployment's batch and transaction (`schema-extras.ts`). Idempotent: the triggers are
+ * created only where the catalog lacks them. The function body is a literal; the channel is a constant.
  */
-export async function ensureUserNotices(executor: Executor, app: CompiledApp): Promise<void> {
+export function userNoticeStatements(app: CompiledApp): string[] {
   const model = app.userModel;
-  if (!model) return;
-  const fn = ident(app.schema, USER_NOTICE_FUNCTION);
+  if (!model) return [];
+  const fn = `${quoteIdent(app.schema)}.${quoteIdent(USER_NOTICE_FUNCTION)}`;
+  const table = `${quoteIdent(app.schema)}.${quoteIdent(model.table)}`;
   const body = `begin
       if tg_op = 'TRUNCATE' then
         perform pg_notify('${USERS_CHANNEL}', tg_table_schema || ' *');
@@ -149,15 +152,14 @@ export async function ensureUserNotices(executor: Executor, app: CompiledApp): P
       end if;
       return null;
     end`;
-  await sql`create or replace function ${fn}() returns trigger language plpgsql as ${sql.raw(`$n$${body}$n$`)}`.execute(executor);
-  const existing = await sql<{ name: string }>`select g.tgname as name from pg_trigger g join pg_class c on c.oid = g.tgrelid
-      join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${app.schema} and c.relname = ${model.table}`.execute(executor);
-  const names = new Set(existing.rows.map((row) => row.name));
-  const table = ident(app.schema, model.table);
-  if (!names.has(USER_NOTICE_TRIGGER)) {
-    await sql`create trigger ${ident(USER_NOTICE_TRIGGER)} after update or delete on ${table} for each row execute function ${fn}()`.execute(executor);
-  }
-  if (!names.has(USER_NOTICE_TRUNCATE_TRIGGER)) {
-    await sql`create trigger ${ident(USER_NOTICE_TRUNCATE_TRIGGER)} after truncate on ${table} for each statement execute function ${fn}()`.execute(executor);
-  }
+  const triggers: Array<[string, string]> = [
+    [USER_NOTICE_TRIGGER, `create trigger ${quoteIdent(USER_NOTICE_TRIGGER)} after update or delete on ${table} for each row execute function ${fn}()`],
+    [USER_NOTICE_TRUNCATE_TRIGGER, `create trigger ${quoteIdent(USER_NOTICE_TRUNCATE_TRIGGER)} after truncate on ${table} for each statement execute function ${fn}()`],
+  ];
+  const missing = (name: string) =>
+    `not exists (select 1 from pg_trigger g where g.tgrelid = ${quoteLiteral(table)}::regclass and g.tgname = ${quoteLiteral(name)})`;
+  const block = `begin
+  ${triggers.map(([name, statement]) => `if ${missing(name)} then execute ${quoteLiteral(statement)}; end if;`).join('\n  ')}
+end`;
+  return [`create or replace function ${fn}() returns trigger language plpgsql as ${dollarQuoted(body, 'n')}`, `do ${dollarQuoted(block, 'un')}`];
 }

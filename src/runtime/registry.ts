@@ -17,6 +17,12 @@ export interface ServedApp {
 export class DeploymentRegistry {
   private readonly served = new Map<string, Promise<ServedApp | null>>();
   private readonly listeners: Array<(applicationId: string) => void> = [];
+  /**
+   * Versions this process's deployments compiled (`remember`), by `app@version`. A version never
+   * changes, so loading it needs only whether it is served, not its definition read and compiled
+   * again. Weak: kept while something (the served map, the deployment) still holds it.
+   */
+  private readonly compiled = new Map<string, WeakRef<CompiledApp>>();
 
   constructor(private readonly db: Db) {}
 
@@ -48,7 +54,25 @@ export class DeploymentRegistry {
     this.listeners.push(listener);
   }
 
+  /** A version just compiled by a deployment here: its next load takes it (see `compiled`). */
+  remember(app: CompiledApp): void {
+    for (const [key, ref] of this.compiled) if (ref.deref() === undefined) this.compiled.delete(key);
+    this.compiled.set(`${app.applicationId}@${app.serverVersion}`, new WeakRef(app));
+  }
+
   private async load(applicationId: string, serverVersion: string): Promise<ServedApp | null> {
+    const known = this.compiled.get(`${applicationId}@${serverVersion}`)?.deref();
+    if (known) {
+      const served = await this.db.kysely
+        .selectFrom('appbuilder.deployments as d')
+        .innerJoin('appbuilder.applications as a', 'a.id', 'd.application_id')
+        .select('a.customer_id')
+        .where('d.application_id', '=', applicationId)
+        .where('d.server_version', '=', serverVersion)
+        .where('d.state', '=', 'active')
+        .executeTakeFirst();
+      return served ? { compiled: known, customerId: served.customer_id } : null;
+    }
     const row = await this.db.kysely
       .selectFrom('appbuilder.deployments as d')
       .innerJoin('appbuilder.application_versions as v', (join) =>

@@ -7,7 +7,7 @@ import type { AppDefinition } from '../definition/schema.ts';
 import type { JobRecord } from '../jobs/store.ts';
 import { compileApp } from '../runtime/compiled-app.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
-import { ensureRuntimeTables } from '../runtime/schema-extras.ts';
+import { runtimeSchemaStatements } from '../runtime/schema-extras.ts';
 import { notifyServedChange } from '../runtime/served-notices.ts';
 import { planMigration, runMigration, summarizeMigration } from '../compiler/schema/index.ts';
 import { checkMigration } from './migration-check.ts';
@@ -106,12 +106,14 @@ export class DeploymentService {
       const deployed = await trx.selectFrom('appbuilder.app_schemas').select('scode').where('application_id', '=', applicationId).executeTakeFirst();
       const plan = planMigration((deployed?.scode ?? null) as AppDefinition | null, definition, applicationId);
       // Throws 409 naming the failing step and its field; the transaction then changes nothing.
-      await runMigration(trx, plan);
-      await ensureRuntimeTables(trx, compileApp(applicationId, serverVersion, definition));
+      const compiled = compileApp(applicationId, serverVersion, definition);
+      // One batch: the migration, then the runtime's own tables and triggers.
+      await runMigration(trx, plan, runtimeSchemaStatements(compiled));
       await trx
         .insertInto('appbuilder.app_schemas')
         .values({ application_id: applicationId, server_version: serverVersion, scode: jsonb(definition) })
-        .onConflict((oc) => oc.column('application_id').doUpdateSet({ server_version: serverVersion, scode: jsonb(definition), updated_at: sql`now()` }))
+        // The definition is sent once (`excluded`), not a second time for the update.
+        .onConflict((oc) => oc.column('application_id').doUpdateSet({ server_version: serverVersion, scode: sql`excluded.scode`, updated_at: sql`now()` }))
         .execute();
       const lines = summarizeMigration(plan);
       if (plan.statements.length > 0) {
@@ -128,8 +130,11 @@ export class DeploymentService {
       await trx.updateTable('appbuilder.applications').set({ is_active: true, last_published_at: new Date() }).where('id', '=', applicationId).execute();
       // Every process (this one too) forgets the app's served versions when this commits.
       await notifyServedChange(trx, applicationId);
-      return { statements: plan.statements.length };
+      return { statements: plan.statements.length, compiled };
     });
+    // The version is immutable: whoever loads it next in this process (the schedules' sync below,
+    // the first request) takes this compiled app rather than reading and compiling it again.
+    this.registry.remember(applied.compiled);
     await this.servedChanged(applicationId);
     // The statements' summary is listed once, in `status.migrations` (app_migrations); the job's
     // metadata only counts them.

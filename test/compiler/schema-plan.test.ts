@@ -148,10 +148,13 @@ describe('planSchema', () => {
 });
 
 describe('renderCreateStatements', () => {
-  it('orders schema, tables, foreign keys, indexes and quotes every identifier', () => {
+  it('orders schema, tables (foreign keys inline), indexes and quotes every identifier', () => {
     const statements = renderCreateStatements(planSchema(todoWithTags(), APP));
     const kinds = statements.map((s) => s.split(' ').slice(0, 2).join(' '));
-    expect(kinds).toEqual(['create schema', 'create table', 'create table', 'create table', 'create table', 'alter table', 'alter table', 'alter table', 'create index', 'create index']);
+    expect(kinds).toEqual(['create schema', 'create table', 'create table', 'create table', 'create table', 'create index', 'create index']);
+    // Each table comes after the tables it points to, and names its foreign keys itself.
+    expect(statements.filter((s) => s.includes(' foreign key '))).toHaveLength(2);
+    expect(statements.findIndex((s) => s.includes('."m_user" ('))).toBeLessThan(statements.findIndex((s) => s.includes('."m_todo" (')));
     for (const statement of statements) {
       expect(statement).not.toContain(';');
       expect(statement).not.toMatch(/[ (]m_|[ (]f_|[ (]j_/); // identifiers appear only quoted
@@ -166,7 +169,7 @@ describe('planMigration', () => {
     const plan = planMigration(null, todo(), appId);
     expect(plan.statements).toEqual(renderCreateStatements(planSchema(todo(), appId)));
     expect(summarizeMigration(plan)).toEqual([
-      `create schema ${schemaNameForApp(appId)}`, 'create table ToDo', 'create table User', 'add foreign key ToDo.user → User', 'create index on ToDo.user',
+      `create schema ${schemaNameForApp(appId)}`, 'create table User', 'create table ToDo', 'create index on ToDo.user',
     ]);
   });
 

@@ -102,6 +102,9 @@ describe.each(await availableDrivers())('publishing an older version, and schedu
     expect(conversions.sort()).toEqual(
       [`${v2}: convert ToDo.description from double precision to text`, `${v1}: convert ToDo.description from text to double precision`].sort(),
     );
+    // Listed once: a deployment job's metadata only counts its statements.
+    expect((jobs as unknown as Array<{ metadata: Record<string, unknown> }>).every((j) => typeof j.metadata.migrationStatements === 'number')).toBe(true);
+    expect(JSON.stringify(jobs)).not.toContain('convert ToDo.description');
   });
 
   // The scheduler's own verdict: pg-boss's previewSchedule parses as schedule() does (no connection needed).

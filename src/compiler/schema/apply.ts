@@ -43,13 +43,17 @@ export async function applyMigration(db: Db, migration: Migration, options: Appl
 /**
  * Runs the steps on `executor` in order, without a transaction of its own: for a
  * caller that already holds one (a deployment). Throws the 409 Problem on failure.
+ * `then`: statements that are not the migration's (the runtime's own tables and triggers),
+ * run after it in the same batch, so both cost one round trip; a failure there is rethrown as
+ * the database reported it.
  */
-export async function runMigration(executor: Executor, migration: Migration): Promise<void> {
+export async function runMigration(executor: Executor, migration: Migration, then: readonly string[] = []): Promise<void> {
   const steps = stepsOf(migration);
   try {
-    await runStatementBatch(executor, steps.map((step) => step.sql));
+    await runStatementBatch(executor, [...steps.map((step) => step.sql), ...then]);
   } catch (error) {
     if (!(error instanceof BatchStatementError)) throw error;
+    if (error.index >= steps.length) throw error.cause;
     throw migrationProblem(steps[error.index], error.index, steps.length, error);
   }
 }

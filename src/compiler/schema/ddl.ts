@@ -25,12 +25,16 @@ export function createSchema(schema: string): string {
   return `create schema if not exists ${q(schema)}`;
 }
 
-/** CREATE TABLE with its columns, primary key and CHECK constraints (FKs and indexes come later). */
-export function createTable(schema: string, table: TablePlan): string {
+/**
+ * CREATE TABLE with its columns, primary key, CHECK constraints and the foreign keys given
+ * (`inline`: each to a table that exists by then; the others and indexes come later).
+ */
+export function createTable(schema: string, table: TablePlan, inline: readonly ForeignKeyPlan[] = []): string {
   const single = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
   const parts = table.columns.map((c) => columnDefinition(c, c.name === single));
   if (!single) parts.push(`primary key (${table.primaryKey.map(q).join(', ')})`);
   for (const c of table.columns) if (c.check !== null) parts.push(`constraint ${q(c.checkName)} check (${c.check})`);
+  for (const fk of inline) parts.push(foreignKeyConstraint(schema, fk));
   return `create table if not exists ${qualified(schema, table.name)} (${parts.join(', ')})`;
 }
 
@@ -52,11 +56,13 @@ export function dropConstraint(schema: string, table: string, name: string): str
   return `alter table ${qualified(schema, table)} drop constraint if exists ${q(name)}`;
 }
 
+/** `constraint "name" foreign key ("col") references … on delete …`: the same in CREATE and ALTER TABLE. */
+function foreignKeyConstraint(schema: string, fk: ForeignKeyPlan): string {
+  return `constraint ${q(fk.name)} foreign key (${q(fk.column)}) references ${qualified(schema, fk.refTable)} (${q('id')}) on delete ${fk.onDelete}`;
+}
+
 export function addForeignKey(schema: string, fk: ForeignKeyPlan): string {
-  return (
-    `alter table ${qualified(schema, fk.table)} add constraint ${q(fk.name)} foreign key (${q(fk.column)}) ` +
-    `references ${qualified(schema, fk.refTable)} (${q('id')}) on delete ${fk.onDelete}`
-  );
+  return `alter table ${qualified(schema, fk.table)} add ${foreignKeyConstraint(schema, fk)}`;
 }
 
 export function createIndex(schema: string, index: IndexPlan): string {

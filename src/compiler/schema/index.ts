@@ -7,5 +7,5 @@ export { planPurge } from './purge.ts';
 export { applyMigration, runMigration, type ApplyOptions, type ApplyResult } from './apply.ts';
 export { runStatementBatch, BatchStatementError } from './batch.ts';
 export { summarizeMigration } from './summary.ts';
-export { quoteLiteral } from './literals.ts';
+export { dollarQuoted, quoteLiteral } from './literals.ts';
 export { PRIMITIVE_SQL_TYPES } from './columns.ts';

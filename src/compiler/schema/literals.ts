@@ -17,6 +17,13 @@ export function quoteLiteral(text: string): string {
   return `E'${quoted.replace(/\\/g, '\\\\')}'`;
 }
 
+/** `$tag$body$tag$` with a tag (`$name$`, `$name2$`, …) that the body does not contain. */
+export function dollarQuoted(body: string, name: string): string {
+  let tag = `$${name}$`;
+  for (let n = 2; body.includes(tag); n++) tag = `$${name}${n}$`;
+  return `${tag}${body}${tag}`;
+}
+
 /** A plain SQL type name as the plans use them (`double precision`, `text`); never user text. */
 const SQL_TYPE = /^[a-z][a-z ]*$/;
 

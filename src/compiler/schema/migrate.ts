@@ -10,13 +10,15 @@
  * - a changed enum (or other CHECK) replaces the constraint, validated on existing rows;
  * - a type change runs `alter column … type … using …` (see `conversions.ts`).
  * Statements are ordered so each finds what it needs: tables, then column changes,
- * then constraints, foreign keys and indexes.
+ * then constraints, foreign keys and indexes. A schema created from nothing declares its
+ * foreign keys inside CREATE TABLE where the table pointed to exists by then (`creation-order.ts`).
  */
 import type { AppDefinition } from '../../definition/schema.ts';
 import { usingExpression } from './conversions.ts';
+import { creationOrder } from './creation-order.ts';
 import * as ddl from './ddl.ts';
 import { planSchema } from './plan.ts';
-import type { ColumnPlan, MigrationPlan, MigrationStep, RetainedItem, SchemaPlan, TablePlan } from './types.ts';
+import type { ColumnPlan, ForeignKeyPlan, MigrationPlan, MigrationStep, RetainedItem, SchemaPlan, TablePlan } from './types.ts';
 
 type Definition = Pick<AppDefinition, 'models'>;
 
@@ -39,9 +41,13 @@ export function diffSchemas(before: SchemaPlan | null, after: SchemaPlan): Migra
 
   const beforeTables = new Map((before ? [...before.tables, ...before.joinTables] : []).map((t) => [t.name, t]));
   const afterTables = [...after.tables, ...after.joinTables];
-  for (const table of afterTables) {
+  // From nothing, each table is created after those it points to, its foreign keys inline.
+  const created = fresh ? creationOrder(afterTables, after.foreignKeys) : { tables: afterTables, inline: new Map<string, ForeignKeyPlan[]>() };
+  const inlined = new Set([...created.inline.values()].flat().map((fk) => fk.name));
+  for (const table of created.tables) {
     const previous = beforeTables.get(table.name);
-    if (!previous) add('tables', ddl.createTable(s, table), `create ${table.kind === 'join' ? 'join table' : 'table'} ${table.label}`, table.path);
+    const kind = table.kind === 'join' ? 'join table' : 'table';
+    if (!previous) add('tables', ddl.createTable(s, table, created.inline.get(table.name)), `create ${kind} ${table.label}`, table.path);
     else diffTable(s, previous, table, add, retained, fresh);
   }
   const afterNames = new Set(afterTables.map((t) => t.name));
@@ -52,6 +58,7 @@ export function diffSchemas(before: SchemaPlan | null, after: SchemaPlan): Migra
   const beforeKeys = new Map((before?.foreignKeys ?? []).map((fk) => [fk.name, fk]));
   const afterKeys = new Set(after.foreignKeys.map((fk) => fk.name));
   for (const fk of after.foreignKeys) {
+    if (inlined.has(fk.name)) continue;
     const old = beforeKeys.get(fk.name);
     const same = old && old.refTable === fk.refTable && old.onDelete === fk.onDelete && !columnRetyped(phases, s, fk.table, fk.column);
     if (same) continue;
