@@ -9,6 +9,7 @@ import { notFound, Problem, unauthorized } from '../errors.ts';
 import type { Caller } from '../runtime/caller.ts';
 import type { DeploymentRegistry, ServedApp } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
+import type { AccessClaims } from '../runtime/accounts/sessions.ts';
 import { UPLOAD_PATH } from '../runtime/http/upload-route.ts';
 import type { Connection, OutEvent, RealtimeHub } from './hub.ts';
 import type { Audience } from './visibility.ts';
@@ -29,6 +30,8 @@ interface Subscriber {
   applicationId: string;
   caller: Caller;
   token: string | null;
+  /** The end user's verified claims: checked again for revocation while the connection lasts. */
+  claims: AccessClaims | null;
   audience: Audience;
   topics: string[];
   lastEventId: number | null;
@@ -61,6 +64,7 @@ async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptio
   const filesUrl = `${origin}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
   let caller: Caller = { kind: 'anonymous' };
   let token: string | null = null;
+  let claims: AccessClaims | null = null;
   if (request.headers['x-svc-api-client'] !== undefined) {
     // Management credentials act as the app's administrator (rules bypassed), as on every app route.
     if ((await options.builderCustomer(request)) !== served.customerId) throw notFound('No such application.');
@@ -68,9 +72,10 @@ async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptio
   } else {
     token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? query.token ?? null;
     if (token) {
-      const user = await options.auth.verify(served.compiled, token);
-      if (!user) throw unauthorized('The token is not valid for this application (expired, revoked or another app\'s); log in again.');
-      caller = { kind: 'user', user };
+      const verified = await options.auth.verifyWithClaims(served.compiled, token);
+      if (!verified) throw unauthorized('The token is not valid for this application (expired, revoked or another app\'s); log in again.');
+      caller = { kind: 'user', user: verified.user };
+      claims = verified.claims;
     }
   }
   const who = caller.kind === 'user' ? `user ${JSON.stringify(caller.user)}` : caller.kind;
@@ -79,7 +84,7 @@ async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptio
   options.hub.checkTopics(served.compiled, topics);
   const userId = caller.kind === 'user' ? String(caller.user.id) : null;
   options.hub.admit(applicationId, userId);
-  return { served, applicationId, caller, token, audience, topics, lastEventId: lastEventIdOf(request) };
+  return { served, applicationId, caller, token, claims, audience, topics, lastEventId: lastEventIdOf(request) };
 }
 
 /** Milliseconds until the token's `exp` (null: none). */
@@ -102,7 +107,8 @@ function connectionBase(s: Subscriber, options: RealtimeRouteOptions, io: { writ
     topics: new Set(s.topics),
     write: io.write,
     end: io.end,
-    stillValid: async () => !s.token || (await options.auth.verify(s.served.compiled, s.token)) !== null,
+    // Revocation only: the signature was checked at connection, the expiry has its timer.
+    stillValid: async () => !s.claims || (await options.auth.stillLive(s.served.compiled, s.claims)) !== null,
     lastSent: 0,
     held: null,
   };

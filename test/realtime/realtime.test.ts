@@ -57,7 +57,7 @@ describe.each(await availableDrivers())('realtime on %s', (driver) => {
 
   beforeAll(async () => {
     t = await startTestPlatform(driver, {
-      realtime: { retentionSeconds: 2, pingMs: 200, maxSubscriptions: 3, maxConnectionsPerUser: 4, maxBufferedBytes: 1 << 20, revalidateMs: 60_000 },
+      realtime: { retentionSeconds: 2, pingMs: 200, maxSubscriptions: 3, maxConnectionsPerUser: 4, maxBufferedBytes: 1 << 20, revalidateMs: 300 },
     });
     tenant = await createTenant(t, 'Realtime');
     const app = await createTodoApp(tenant, definition());
@@ -190,6 +190,20 @@ describe.each(await availableDrivers())('realtime on %s', (driver) => {
     expect(stream.status).toBe(200);
     await until(() => stream.ended, 'the disconnect', 8000);
     expect(stream.events.some((e) => e.event === 'close')).toBe(true);
+  });
+
+  it('disconnects a subscriber whose session is logged out (revocation, checked again every revalidateMs)', async () => {
+    const session = (await api.post<{ token: string }>('/auth/login', { email: 'bob@example.test', password: 'correct horse' })).body;
+    const stream = await sse('subscribe=toDos', session.token);
+    const other = await sse('subscribe=toDos', bob.token);
+    expect(stream.status).toBe(200);
+    expect((await api.post('/auth/logout', {}, session.token)).status).toBeLessThan(300);
+    await until(() => stream.ended, 'the disconnect after log-out', 8000);
+    expect(stream.events.find((e) => e.event === 'close')?.data.reason).toBe('the token is no longer valid');
+    // Bob's other session was not logged out: its stream stays and still receives his changes.
+    await api.post('/toDos', { title: 'after log-out', status: 'open', user: bob.user.id }, bob.token);
+    await until(() => other.changes().some((c) => c.record.title === 'after log-out'), 'the other session\'s change');
+    expect(other.ended).toBe(false);
   });
 
   it('replays exactly the missed changes with Last-Event-ID, in order; past the retention → reset', async () => {

@@ -126,19 +126,33 @@ export class EndUserAuth {
 
   /** The end user a bearer token names, or null when the token is not this app's or the user is gone. */
   async verify(app: CompiledApp, token: string): Promise<PlainRecord | null> {
+    return (await this.verifyWithClaims(app, token))?.user ?? null;
+  }
+
+  /** `verify`, with the token's claims (realtime keeps them to check the connection again: `stillLive`). */
+  async verifyWithClaims(app: CompiledApp, token: string): Promise<{ user: PlainRecord; claims: AccessClaims } | null> {
     if (!app.userModel) return null;
     try {
       const claims = await this.claims(app, token);
       if (claims === null) return null;
-      // Only what the app's expressions read of `auth` (auth-reads.ts), kept between requests while
-      // the user row is unchanged (end-user-cache.ts); a deleted user's token stops working.
-      const user = await endUserCache.load(this.db.kysely, app, claims.sub);
-      // Logged out (everywhere), or the password was reset: refused before it expires (accounts/sessions.ts).
-      if (!user || !(await accessTokenLive(this.db, app, user, claims, this.sessions.accessTtlSeconds))) return null;
-      return user;
+      const user = await this.stillLive(app, claims);
+      return user ? { user, claims } : null;
     } catch {
       return null;
     }
+  }
+
+  /**
+   * The end user of claims verified before, while the token still stands: the user exists and the
+   * token was not revoked. The signature needs no second look; expiry is the caller's to watch.
+   */
+  async stillLive(app: CompiledApp, claims: AccessClaims): Promise<PlainRecord | null> {
+    // Only what the app's expressions read of `auth` (auth-reads.ts), kept between requests while
+    // the user row is unchanged (end-user-cache.ts); a deleted user's token stops working.
+    const user = await endUserCache.load(this.db.kysely, app, claims.sub);
+    // Logged out (everywhere), or the password was reset: refused before it expires (accounts/sessions.ts).
+    if (!user || !(await accessTokenLive(this.db, app, user, claims, this.sessions.accessTtlSeconds))) return null;
+    return user;
   }
 
   /**
