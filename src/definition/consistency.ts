@@ -8,7 +8,9 @@ import { checkActions } from './consistency/actions.ts';
 import { checkUserModel } from './consistency/auth.ts';
 import { createExpressionChecker } from './consistency/expression-checker.ts';
 import { createIncrementalChecker, type ExpressionMemo } from './consistency/incremental.ts';
+import { acceptsQuickly } from './consistency/fast-accept.ts';
 import { checkExpressions, type ExpressionChecker } from './consistency/expressions.ts';
+import { collectExpressions, type ExpressionSite } from './consistency/expression-sites.ts';
 import { checkModels } from './consistency/models.ts';
 import { checkRelationships } from './consistency/relationships.ts';
 import { checkRequirements } from './consistency/requirements.ts';
@@ -30,16 +32,22 @@ export function checkConsistency(def: AppDefinition, options: ConsistencyOptions
     const memo = options.memo;
     memo.begin();
     try {
-      return checkConsistency(def, { expressions: createIncrementalChecker(def, memo) });
+      const checker = createIncrementalChecker(def, memo);
+      // Most edits leave a consistent definition: known without checking what did not change (fast-accept.ts).
+      if (acceptsQuickly(def, memo, checker)) return [];
+      return checkConsistency(def, { expressions: checker });
     } finally {
       memo.end();
     }
   }
   const checker = options.expressions ?? createExpressionChecker(def);
+  // Collected once, for the user model's check and the expressions' (a large definition has thousands).
+  let collected: ExpressionSite[] | undefined;
+  const sites = () => (collected ??= collectExpressions(def));
   const structural = [
     ...checkModels(def),
     ...checkRelationships(def),
-    ...checkUserModel(def, checker),
+    ...checkUserModel(def, checker, sites),
     ...checkRequirements(def),
     ...checkActions(def),
     ...checkTriggers(def),
@@ -47,6 +55,6 @@ export function checkConsistency(def: AppDefinition, options: ConsistencyOptions
   // Expressions are typed against the models: only worth it when model ids, names and types hold together.
   const modelsBroken =
     structural.some((p) => MODEL_SKELETON.test(p.path)) || !def.models.some((m) => m.id === def.userModelId);
-  const expressions = modelsBroken ? [] : checkExpressions(def, checker);
+  const expressions = modelsBroken ? [] : checkExpressions(def, checker, sites());
   return [...structural, ...expressions];
 }

@@ -52,6 +52,10 @@ export class LruCache<K, V> {
     return value;
   }
 
+  delete(key: K): void {
+    this.#map.delete(key);
+  }
+
   clear(): void {
     this.#map.clear();
   }

@@ -38,7 +38,8 @@ export interface ApplicationsTable {
   customer_id: string;
   project_id: string;
   name: string | null;
-  scode: Json<Record<string, unknown>>;
+  /** The manifest of the current definition (migration 018; services/applications/version-store.ts reads the definition). */
+  manifest: Json<Record<string, unknown>>;
   server_version: string;
   is_active: Generated<boolean>;
   last_published_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;

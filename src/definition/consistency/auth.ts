@@ -5,7 +5,7 @@
  */
 import type { ProblemDetail } from '../../errors.ts';
 import type { AppDefinition } from '../schema.ts';
-import { collectExpressions } from './expression-sites.ts';
+import { collectExpressions, type ExpressionSite } from './expression-sites.ts';
 import type { ExpressionChecker } from './expressions.ts';
 import { pointer } from './pointer.ts';
 
@@ -13,19 +13,20 @@ import { pointer } from './pointer.ts';
 const AUTH_VARIABLE = /(?<![\w.'"])auth\b/;
 
 /** Whether the app uses end-user authentication: a non-public HTTP trigger or an expression reading `auth`. */
-export function usesAuth(def: AppDefinition, checker?: ExpressionChecker): boolean {
+/** `sites`: the definition's expressions when the caller has them (collectExpressions). */
+export function usesAuth(def: AppDefinition, checker?: ExpressionChecker, sites: () => ExpressionSite[] = () => collectExpressions(def)): boolean {
   if (def.triggers.some((t) => t.trigger.type === 'http' && t.isPublic === false)) return true;
-  return collectExpressions(def).some((site) => {
+  return sites().some((site) => {
     const variables = checker?.variables?.(site);
     return variables ? variables.has('auth') : AUTH_VARIABLE.test(site.source);
   });
 }
 
-export function checkUserModel(def: AppDefinition, checker?: ExpressionChecker): ProblemDetail[] {
+export function checkUserModel(def: AppDefinition, checker?: ExpressionChecker, sites?: () => ExpressionSite[]): ProblemDetail[] {
   const index = def.models.findIndex((m) => m.id === def.userModelId);
   const model = def.models[index];
   if (!model) return [{ path: '/userModelId', message: `No model has the id '${def.userModelId}'.` }];
-  if (!usesAuth(def, checker)) return [];
+  if (!usesAuth(def, checker, sites)) return [];
   const k = model.fields.findIndex((f) => f.name === 'email');
   const email = model.fields[k];
   if (email && email.to === 'p_TEXT' && email.max === 1) return [];

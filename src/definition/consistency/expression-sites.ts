@@ -19,30 +19,37 @@ export interface ExpressionSite {
 
 export function collectExpressions(def: AppDefinition): ExpressionSite[] {
   const sites: ExpressionSite[] = [];
+  def.models.forEach((model, i) => collectModelExpressions(model, i, sites));
+  collectOtherExpressions(def, sites);
+  return sites;
+}
 
-  def.models.forEach((model, i) => {
-    model.accessControl.rules.forEach((rule, r) => {
-      sites.push({ path: pointer('models', i, 'accessControl', 'rules', r, 'criteria'), source: rule.criteria, scope: 'rule', model });
-    });
-    model.fields.forEach((field, k) => {
-      field.accessControl.rules.forEach((rule, r) => {
-        sites.push({
-          path: pointer('models', i, 'fields', k, 'accessControl', 'rules', r, 'criteria'),
-          source: rule.criteria,
-          scope: 'rule',
-          model,
-        });
-      });
-      if (field.computed !== undefined) {
-        sites.push({ path: pointer('models', i, 'fields', k, 'computed'), source: field.computed, scope: 'computed', model });
-      }
-      const declared = fieldDefault(field.defaultValue);
-      if (declared?.kind === 'expression' && typeof declared.source === 'string') {
-        sites.push({ path: pointer('models', i, 'fields', k, 'defaultValue', 'expression'), source: declared.source, scope: 'default', model, field });
-      }
-    });
+/** The expressions of one model (`i`: its index): access rules, computed fields, default expressions. */
+export function collectModelExpressions(model: Model, i: number, sites: ExpressionSite[]): void {
+  model.accessControl.rules.forEach((rule, r) => {
+    sites.push({ path: pointer('models', i, 'accessControl', 'rules', r, 'criteria'), source: rule.criteria, scope: 'rule', model });
   });
+  model.fields.forEach((field, k) => {
+    field.accessControl.rules.forEach((rule, r) => {
+      sites.push({
+        path: pointer('models', i, 'fields', k, 'accessControl', 'rules', r, 'criteria'),
+        source: rule.criteria,
+        scope: 'rule',
+        model,
+      });
+    });
+    if (field.computed !== undefined) {
+      sites.push({ path: pointer('models', i, 'fields', k, 'computed'), source: field.computed, scope: 'computed', model });
+    }
+    const declared = fieldDefault(field.defaultValue);
+    if (declared?.kind === 'expression' && typeof declared.source === 'string') {
+      sites.push({ path: pointer('models', i, 'fields', k, 'defaultValue', 'expression'), source: declared.source, scope: 'default', model, field });
+    }
+  });
+}
 
+/** The expressions outside the models: the triggers' and the actions'. */
+export function collectOtherExpressions(def: AppDefinition, sites: ExpressionSite[]): void {
   def.triggers.forEach((t, i) => {
     const triggerType = t.trigger.type;
     t.validation.forEach((source, v) => {
@@ -73,5 +80,4 @@ export function collectExpressions(def: AppDefinition): ExpressionSite[] {
       sites.push({ path: pointer('actions', i, 'bindReturnValue'), source: action.bindReturnValue, scope: 'returnValue' });
     }
   });
-  return sites;
 }

@@ -24,32 +24,39 @@ export interface ExpressionChecker {
   variables?(site: ExpressionSite): ReadonlySet<string> | undefined;
 }
 
-export function checkExpressions(def: AppDefinition, checker: ExpressionChecker): ProblemDetail[] {
+/** `sites`: the definition's expressions when the caller has them already. */
+export function checkExpressions(def: AppDefinition, checker: ExpressionChecker, sites: ExpressionSite[] = collectExpressions(def)): ProblemDetail[] {
   const problems: ProblemDetail[] = [];
-  for (const site of collectExpressions(def)) {
-    const verdict = safely(() => checker.check(site));
-    if (!verdict.ok) {
-      // Secrets exist only where an effect binds its params, so they cannot reach answers or records.
-      const message = /^Unknown variable: secrets\b/.test(verdict.message) ? 'secrets.NAME is readable only in effect bindParams' : verdict.message;
-      problems.push({ path: site.path, message: `Invalid ${site.scope} expression: ${message}` });
-      continue;
-    }
-    const budget = checker.budget ? safely(() => checker.budget!(site)) : { ok: true as const };
-    if (!budget.ok) {
-      problems.push({ path: site.path, message: `The ${site.scope} expression exhausts its evaluation budget: ${budget.message}` });
-      continue;
-    }
-    if (site.field && verdict.type !== undefined) {
-      const mismatch = defaultTypeProblem(site.field, verdict.type);
-      if (mismatch) problems.push({ path: site.path, message: `Invalid default expression: ${mismatch}` });
-    }
-    if (site.scope !== 'rule') continue;
-    const translation = safely(() => checker.translatable(site));
-    if (!translation.ok) {
-      problems.push({ path: site.path, message: `The access rule cannot be translated to SQL: ${translation.message}` });
-    }
+  for (const site of sites) {
+    const problem = siteProblem(site, checker);
+    if (problem) problems.push(problem);
   }
   return problems;
+}
+
+/** The problem of one expression, if it has one. */
+export function siteProblem(site: ExpressionSite, checker: ExpressionChecker): ProblemDetail | undefined {
+  const verdict = safely(() => checker.check(site));
+  if (!verdict.ok) {
+    // Secrets exist only where an effect binds its params, so they cannot reach answers or records.
+    const message = /^Unknown variable: secrets\b/.test(verdict.message) ? 'secrets.NAME is readable only in effect bindParams' : verdict.message;
+    return { path: site.path, message: `Invalid ${site.scope} expression: ${message}` };
+  }
+  const budget = checker.budget ? safely(() => checker.budget!(site)) : { ok: true as const };
+  if (!budget.ok) {
+    return { path: site.path, message: `The ${site.scope} expression exhausts its evaluation budget: ${budget.message}` };
+  }
+  if (site.field && verdict.type !== undefined) {
+    // A default expression (scope 'default', never a rule): its one problem.
+    const mismatch = defaultTypeProblem(site.field, verdict.type);
+    if (mismatch) return { path: site.path, message: `Invalid default expression: ${mismatch}` };
+  }
+  if (site.scope !== 'rule') return undefined;
+  const translation = safely(() => checker.translatable(site));
+  if (!translation.ok) {
+    return { path: site.path, message: `The access rule cannot be translated to SQL: ${translation.message}` };
+  }
+  return undefined;
 }
 
 /** A checker that throws is a verdict too (never a 500 for a bad expression). */

@@ -19,7 +19,9 @@
  * both side by side on random edits.
  */
 import { definitionKey, typeNameFor, type ExpressionModel } from '../../expressions/index.ts';
-import type { AppDefinition, Model } from '../schema.ts';
+import { isRelationship } from '../relationships.ts';
+import { MODEL_ID_PREFIX, type AppDefinition, type Model } from '../schema.ts';
+import { isSealed } from '../versioning/sealed.ts';
 import { createExpressionChecker } from './expression-checker.ts';
 import type { ExpressionSite } from './expression-sites.ts';
 import type { ExpressionChecker, ExpressionVerdict } from './expressions.ts';
@@ -40,6 +42,10 @@ interface Verdicts {
 export class ExpressionMemo {
   #entries = new Map<string, Verdicts>();
   #used = new Map<string, Verdicts>();
+  /** Model signatures (what typing sees of a model, long strings) by a short number for the keys. */
+  #signatures = new Map<string, number>();
+  #usedSignatures = new Map<string, number>();
+  #nextSignature = 0;
   /** Checks run (memo misses) in the last validation: what the edit re-checked. */
   misses = 0;
   hits = 0;
@@ -51,6 +57,7 @@ export class ExpressionMemo {
   /** Starts a validation: counts from zero, and remembers what it uses. */
   begin(): void {
     this.#used = new Map();
+    this.#usedSignatures = new Map();
     this.misses = 0;
     this.hits = 0;
   }
@@ -58,6 +65,7 @@ export class ExpressionMemo {
   /** Ends a validation: keeps only what it used. */
   end(): void {
     this.#entries = this.#used;
+    this.#signatures = this.#usedSignatures;
   }
 
   entry(key: string): Verdicts {
@@ -66,7 +74,37 @@ export class ExpressionMemo {
     this.#used.set(key, entry);
     return entry;
   }
+
+  /**
+   * The verdicts known under `key`, kept for the next validation as if asked again (counted as
+   * hits, one per verdict); undefined when none are known. For fast-accept.ts, which asks for
+   * the verdicts of an unchanged model's expressions by their keys.
+   */
+  known(key: string): Readonly<Verdicts> | undefined {
+    const entry = this.#used.get(key) ?? this.#entries.get(key);
+    if (!entry) return undefined;
+    this.#used.set(key, entry);
+    for (const kind of VERDICT_KINDS) if (entry[kind]) this.hits++;
+    return entry;
+  }
+
+  /**
+   * A number standing for a signature in the keys: the same as long as the signature stays in
+   * use, never one another signature had (numbers are not reused), so a key built with it names
+   * the same typing as one built with the signature itself.
+   */
+  signatureId(signature: string): number {
+    let id = this.#usedSignatures.get(signature) ?? this.#signatures.get(signature);
+    if (id === undefined) id = this.#nextSignature++;
+    this.#usedSignatures.set(signature, id);
+    return id;
+  }
 }
+
+const VERDICT_KINDS = ['check', 'translatable', 'budget'] as const;
+
+/** A `to` naming a model, as the signature of a sealed model assumes (see sealedSignatures). */
+const isModelId = (to: string) => isRelationship({ to });
 
 /** Stand-in model names cannot clash with a model's own type name: we check that they do not. */
 const STUB_PREFIX = 'Zz_ref_';
@@ -74,51 +112,108 @@ const STUB_PREFIX = 'Zz_ref_';
 /** Scopes whose expressions see `record`. */
 const RECORD_SCOPES = new Set(['rule', 'filter', 'computed']);
 
-/** The type names the whole definition gives its models, `Auth` and `Request` (environment.ts's order). */
-function fullTypeNames(def: AppDefinition): { names: Map<string, string>; plain: boolean } {
+/**
+ * Whether the whole definition gives its models, `Auth` and `Request` their plain type names
+ * (environment.ts's order): typeNameFor suffixes a name only when an earlier one took it, so
+ * exactly when the plain names are all different.
+ */
+function plainTypeNames(def: AppDefinition): boolean {
   const taken = new Set<string>();
-  const names = new Map<string, string>();
-  let plain = true;
-  const name = (of: string) => {
-    const before = taken.size;
-    const typeName = typeNameFor(of, taken);
-    if (taken.size === before || !isPlain(of, typeName)) plain = false;
-    return typeName;
+  const seen = new Set<string>();
+  const fresh = (typeName: string) => {
+    if (taken.has(typeName)) return false;
+    taken.add(typeName);
+    return true;
   };
-  for (const model of def.models) if (!names.has(model.id)) names.set(model.id, name(model.name));
-  if (!def.models.some((m) => m.id === def.userModelId)) name('Auth');
-  name('Request');
-  return { names, plain };
+  let plain = true;
+  for (const model of def.models) {
+    if (seen.has(model.id)) continue;
+    seen.add(model.id);
+    if (!fresh(plainTypeName(model.name))) plain = false;
+  }
+  if (!seen.has(def.userModelId) && !fresh(plainTypeName('Auth'))) plain = false;
+  if (!fresh(plainTypeName('Request'))) plain = false;
+  return plain;
 }
 
+/** Plain type names already computed (each validation asks for every model's); bounded: emptied when full. */
+const PLAIN_NAMES_MAX = 20_000;
+const plainNames = new Map<string, string>();
+
 /** The name typeNameFor gives when nothing clashes. */
+function plainTypeName(name: string): string {
+  let typeName = plainNames.get(name);
+  if (typeName === undefined) {
+    if (plainNames.size >= PLAIN_NAMES_MAX) plainNames.clear();
+    const clean = name.replace(/[^A-Za-z0-9_]/g, '_') || 'Model';
+    typeName = `app.${/^[0-9]/.test(clean) ? `M${clean}` : clean}`;
+    plainNames.set(name, typeName);
+  }
+  return typeName;
+}
+
 function isPlain(name: string, typeName: string): boolean {
-  const clean = name.replace(/[^A-Za-z0-9_]/g, '_') || 'Model';
-  return typeName === `app.${/^[0-9]/.test(clean) ? `M${clean}` : clean}`;
+  return typeName === plainTypeName(name);
+}
+
+/**
+ * A sealed model's signature (what typing sees of it), computed once: written as if every
+ * relationship's target were a model of the definition and no other `to` were, so it holds
+ * where that is so (`relationshipTargets` all models, every model id with the model prefix).
+ */
+const sealedSignatures = new WeakMap<Model, { text: string; relationshipTargets: string[] }>();
+
+function signatureText(model: Model, namesModel: (to: string) => boolean): string {
+  return `${model.id}\u0001${model.name}\u0001${model.fields.map((f) => `${f.name}\u0002${f.to}\u0002${f.max}\u0002${namesModel(f.to) ? 1 : 0}`).join('\u0003')}`;
+}
+
+/** What the fast acceptance (fast-accept.ts) needs of the checker beyond the verdicts. */
+export interface IncrementalChecker extends ExpressionChecker {
+  /** The memo key of a site's verdicts; null when the site is checked against the whole definition (its key changes with any model). */
+  keyOf(site: ExpressionSite): string | null;
+  /** The memo's number for the signature of a model (of the user model: `userModelId`). */
+  signatureOf(modelId: string): number;
+  /**
+   * Whether the sites of models are checked against reduced definitions (plain type names, a
+   * user model), each sealed model with its sealed signature (every model id with the prefix).
+   */
+  readonly reducible: boolean;
 }
 
 /** A checker answering from `memo`, checking what it lacks against reduced definitions. */
-export function createIncrementalChecker(def: AppDefinition, memo: ExpressionMemo): ExpressionChecker {
+export function createIncrementalChecker(def: AppDefinition, memo: ExpressionMemo): IncrementalChecker {
   const byId = new Map<string, { model: Model; index: number }>();
   def.models.forEach((model, index) => {
     if (!byId.has(model.id)) byId.set(model.id, { model, index });
   });
-  const { plain } = fullTypeNames(def);
+  const plain = plainTypeNames(def);
+  const prefixedIds = def.models.every((m) => m.id.startsWith(MODEL_ID_PREFIX));
+  const namesModel = (to: string) => byId.has(to);
   let whole: { checker: ExpressionChecker; key: string } | undefined;
   const wholeChecker = () => (whole ??= { checker: createExpressionChecker(def), key: `whole:${definitionKey({ models: def.models, userModelId: def.userModelId })}` });
 
-  // What typing sees of a model: its id, name, and each field's name, `to`, `max` and whether `to` names a model.
-  const signatures = new Map<string, string>();
-  const signature = (modelId: string): string => {
-    let sig = signatures.get(modelId);
-    if (sig === undefined) {
+  // What typing sees of a model: its id, name, and each field's name, `to`, `max` and whether `to` names a model;
+  // in the keys, as the memo's number for it (one short key per site instead of two long signatures).
+  const signatures = new Map<string, number>();
+  const signature = (modelId: string): number => {
+    let id = signatures.get(modelId);
+    if (id === undefined) {
       const model = byId.get(modelId)?.model;
-      sig = model
-        ? `${model.id}\u0001${model.name}\u0001${model.fields.map((f) => `${f.name}\u0002${f.to}\u0002${f.max}\u0002${byId.has(f.to) ? 1 : 0}`).join('\u0003')}`
-        : '';
-      signatures.set(modelId, sig);
+      let text = '';
+      if (model && isSealed(model) && prefixedIds) {
+        let sealed = sealedSignatures.get(model);
+        if (!sealed) {
+          sealed = { text: signatureText(model, isModelId), relationshipTargets: model.fields.filter((f) => isModelId(f.to)).map((f) => f.to) };
+          sealedSignatures.set(model, sealed);
+        }
+        text = sealed.relationshipTargets.every(namesModel) ? sealed.text : signatureText(model, namesModel);
+      } else if (model) {
+        text = signatureText(model, namesModel);
+      }
+      id = memo.signatureId(text);
+      signatures.set(modelId, id);
     }
-    return sig;
+    return id;
   };
 
   // One reduced checker per record model (or none), built when a site of it is not in the memo.
@@ -129,7 +224,8 @@ export function createIncrementalChecker(def: AppDefinition, memo: ExpressionMem
     return reduced.get(at)!;
   };
 
-  const resolve = (site: ExpressionSite): { key: string; checker: () => ExpressionChecker } => {
+  type Resolved = { key: string; checker: () => ExpressionChecker };
+  const resolveSite = (site: ExpressionSite): Resolved => {
     const modelId = RECORD_SCOPES.has(site.scope) ? (site.model?.id ?? null) : null;
     const usable = plain && !/\bapp\b/.test(site.source) && byId.has(def.userModelId) && (modelId === null || byId.has(modelId));
     if (!usable) {
@@ -142,6 +238,16 @@ export function createIncrementalChecker(def: AppDefinition, memo: ExpressionMem
       key: `${site.scope}\u0000${types}\u0000${site.source}`,
       checker: () => reducedFor(modelId) ?? wholeChecker().checker,
     };
+  };
+  // Each site is asked for several verdicts (check, budget, translation, variables): resolved once.
+  const resolvedSites = new WeakMap<ExpressionSite, Resolved>();
+  const resolve = (site: ExpressionSite): Resolved => {
+    let resolved = resolvedSites.get(site);
+    if (!resolved) {
+      resolved = resolveSite(site);
+      resolvedSites.set(site, resolved);
+    }
+    return resolved;
   };
 
   const memoised = <K extends 'check' | 'translatable' | 'budget'>(kind: K) => (site: ExpressionSite): ExpressionVerdict => {
@@ -160,6 +266,12 @@ export function createIncrementalChecker(def: AppDefinition, memo: ExpressionMem
   };
 
   return {
+    keyOf: (site) => {
+      const { key } = resolve(site);
+      return key.startsWith(`${site.scope}\u0000whole:`) ? null : key;
+    },
+    signatureOf: signature,
+    reducible: plain && byId.has(def.userModelId) && prefixedIds,
     check: memoised('check'),
     translatable: memoised('translatable'),
     budget: memoised('budget'),

@@ -15,25 +15,33 @@ export function checkRelationships(def: AppDefinition): ProblemDetail[] {
   // An index by id for this check: looking each target up in the list made it quadratic in the models.
   const byId = new Map<string, Model>();
   for (const model of def.models) if (!byId.has(model.id)) byId.set(model.id, model);
-  const indexed = { models: def.models, find: (id: string) => byId.get(id) };
-  def.models.forEach((model, i) => {
-    model.fields.forEach((field, k) => {
-      if (!isRelationship(field)) return;
-      const at = pointer('models', i, 'fields', k);
-      const candidates = partnerCandidates(indexed, model, field);
-      if (candidates.length > 1) {
-        problems.push({
-          path: `${at}/to`,
-          message: `The relationship has ${candidates.length} partner fields pointing back (${candidates.map((c) => c.id).join(', ')}); at most one is allowed.`,
-        });
-        return;
-      }
-      const partner = candidates[0];
-      if (!partner || reported.has(partner.id)) return;
-      reported.add(field.id);
-      const problem = pairProblem(field, partner);
-      if (problem) problems.push({ path: `${at}/relationshipOwner`, message: problem });
-    });
-  });
+  def.models.forEach((model, i) => checkModelRelationships(byId, model, i, reported, problems));
   return problems;
+}
+
+/**
+ * The relationship problems of one model's fields (`i`: its index; `byId`: the first model of
+ * each id). A pair's problem is reported once, at the field that comes first: `reported` holds
+ * the fields already reported. What they depend on beyond the model: the models its
+ * relationships name.
+ */
+export function checkModelRelationships(byId: ReadonlyMap<string, Model>, model: Model, i: number, reported: Set<string>, problems: ProblemDetail[]): void {
+  const indexed = { models: [] as Model[], find: (id: string) => byId.get(id) };
+  model.fields.forEach((field, k) => {
+    if (!isRelationship(field)) return;
+    const at = () => pointer('models', i, 'fields', k);
+    const candidates = partnerCandidates(indexed, model, field);
+    if (candidates.length > 1) {
+      problems.push({
+        path: `${at()}/to`,
+        message: `The relationship has ${candidates.length} partner fields pointing back (${candidates.map((c) => c.id).join(', ')}); at most one is allowed.`,
+      });
+      return;
+    }
+    const partner = candidates[0];
+    if (!partner || reported.has(partner.id)) return;
+    reported.add(field.id);
+    const problem = pairProblem(field, partner);
+    if (problem) problems.push({ path: `${at()}/relationshipOwner`, message: problem });
+  });
 }

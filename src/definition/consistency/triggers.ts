@@ -19,15 +19,32 @@ export function normalisePath(path: string): string {
  */
 const OUTSIDE_ROUTER: ReadonlySet<string> = new Set(['GET /realtime', 'GET /realtime/ws']);
 
+/** The routes of the generated API that are not a model's. */
+const OWN_ROUTES: ReadonlySet<string> = new Set(['POST /auth/signup', 'POST /auth/login', 'GET /auth/me', 'GET /openapi.json', ...OUTSIDE_ROUTER]);
+
 /** The routes the generated API serves itself (DESIGN §6, §17), as `METHOD normalised-path`. */
 export function generatedRoutes(def: AppDefinition): Set<string> {
-  const routes = new Set(['POST /auth/signup', 'POST /auth/login', 'GET /auth/me', 'GET /openapi.json', ...OUTSIDE_ROUTER]);
+  const routes = new Set(OWN_ROUTES);
   for (const model of def.models) {
     const r = resourceName(model.name);
     if (!r) continue;
     for (const route of [`GET /${r}`, `POST /${r}`, `GET /${r}/:`, `PATCH /${r}/:`, `DELETE /${r}/:`]) routes.add(route);
   }
   return routes;
+}
+
+/**
+ * Whether `key` (`METHOD normalised-path`) is in `generatedRoutes(def)`, without building them
+ * all (five per model): `resources` are the models' resource names. A resource name is letters
+ * and digits only, so a path names at most one.
+ */
+function isGeneratedRoute(key: string, resources: () => ReadonlySet<string>): boolean {
+  if (OWN_ROUTES.has(key)) return true;
+  const match = /^(GET|POST|PATCH|DELETE) \/([^/]+)(\/:)?$/.exec(key);
+  if (!match) return false;
+  const [, method, resource, item] = match;
+  if (item ? method === 'POST' : method === 'PATCH' || method === 'DELETE') return false;
+  return resources().has(resource);
 }
 
 const selected = (h: HttpTrigger): boolean => (h.matchSelectors?.length ?? 0) > 0;
@@ -42,7 +59,8 @@ export function checkTriggers(def: AppDefinition): ProblemDetail[] {
     });
   }
   const actionIds = new Set(def.actions.map((a) => a.id));
-  const generated = generatedRoutes(def);
+  let resources: Set<string> | undefined;
+  const resourceNames = () => (resources ??= new Set(def.models.map((m) => resourceName(m.name)).filter((r) => r !== '')));
   const routes = new Map<string, { index: number; trigger: HttpTrigger }>();
 
   triggers.forEach((t, i) => {
@@ -69,7 +87,7 @@ export function checkTriggers(def: AppDefinition): ProblemDetail[] {
       problems.push({ path: at, message: `${trigger.method} ${trigger.path} is the generated API's realtime endpoint; choose another path.` });
       return;
     }
-    if (generated.has(key) && !selected(trigger)) {
+    if (isGeneratedRoute(key, resourceNames) && !selected(trigger)) {
       problems.push({
         path: at,
         message: `${trigger.method} ${trigger.path} clashes with a route the generated API serves itself; add matchSelectors to take only some of its requests.`,

@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
 import { ActionIdSchema, ActionSchema, type Action, type AppDefinition } from '../schema.ts';
 import { actionIndex } from './lookup.ts';
+import { replaceAt } from './shared.ts';
 
 /** Body of `POST .../actions`: a whole action. */
 export const AddActionBody = ActionSchema;
@@ -18,9 +19,8 @@ export function addAction(def: AppDefinition, action: AddActionInput): AppDefini
   if (def.actions.some((a) => a.id === action.id)) {
     throw new Problem(409, `An action with id '${action.id}' already exists.`, [{ path: '/id', message: 'Duplicate action id' }]);
   }
-  const next = structuredClone(def);
-  next.actions.push(structuredClone(action));
-  return next;
+  // Shares everything but the list of actions (shared.ts).
+  return { ...def, actions: [...def.actions, structuredClone(action)] };
 }
 
 /** Replaces the action; its id is kept. */
@@ -31,10 +31,8 @@ export function updateAction(def: AppDefinition, actionId: string, action: Updat
       { path: '/id', message: `Must be '${actionId}' or left out` },
     ]);
   }
-  const next = structuredClone(def);
   const replacement: Action = { ...structuredClone(action), id: actionId };
-  next.actions[index] = replacement;
-  return next;
+  return { ...def, actions: replaceAt(def.actions, index, replacement) };
 }
 
 /** Removes the action; refused (409) while a trigger starts it, naming the trigger's pointer. */
@@ -48,7 +46,5 @@ export function deleteAction(def: AppDefinition, actionId: string): AppDefinitio
       users.map(({ i, id }) => ({ path: `/triggers/${i}/actionId`, message: `Trigger '${id}' starts this action` })),
     );
   }
-  const next = structuredClone(def);
-  next.actions = next.actions.filter((a) => a.id !== actionId);
-  return next;
+  return { ...def, actions: def.actions.filter((a) => a.id !== actionId) };
 }

@@ -23,6 +23,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
 import { ActionEffectSchema, MAX_LIST, type ActionEffect, type AppDefinition } from '../schema.ts';
 import { actionIndex } from './lookup.ts';
+import { replaceAt } from './shared.ts';
 
 export const EFFECT_MODIFICATIONS = ['insert', 'update', 'delete', 'move'] as const;
 export type EffectModificationKind = (typeof EFFECT_MODIFICATIONS)[number];
@@ -41,12 +42,13 @@ export const EffectModificationsBody = Type.Array(EffectModificationSchema, { ma
 export type EffectModificationsInput = Static<typeof EffectModificationsBody>;
 
 export function modifyEffects(def: AppDefinition, actionId: string, modifications: EffectModificationsInput): AppDefinition {
-  const next = structuredClone(def);
-  const action = next.actions[actionIndex(next, actionId)];
+  const index = actionIndex(def, actionId);
+  // Copies only the action (shared.ts); `apply` copies its list of effects.
+  const action = { ...def.actions[index] };
   modifications.forEach((item, i) => {
     action.effects = apply(action.effects, item, i);
   });
-  return next;
+  return { ...def, actions: replaceAt(def.actions, index, action) };
 }
 
 function apply(effects: ActionEffect[], item: EffectModification, i: number): ActionEffect[] {

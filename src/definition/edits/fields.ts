@@ -17,6 +17,7 @@ import {
 import { findPartner } from '../relationships.ts';
 import { fieldIdFor, fieldIds } from './ids.ts';
 import { fieldIndex, findModel, modelIndex } from './lookup.ts';
+import { mapShared, replaceAt } from './shared.ts';
 
 /**
  * Body of `PATCH .../models/{modelId}/fields/{fieldId}`: any subset of the members.
@@ -78,10 +79,12 @@ export type CreateFieldInput = Static<typeof CreateFieldBody>;
 
 const REMOVABLE = ['computed', 'defaultValue', 'enum'] as const;
 
+/** Copies only the model and field it changes (shared.ts). */
 export function updateField(def: AppDefinition, modelId: string, fieldId: string, patch: UpdateFieldInput): AppDefinition {
-  const next = structuredClone(def);
-  const model = next.models[modelIndex(next, modelId)];
-  const field = model.fields[fieldIndex(model, fieldId)];
+  const m = modelIndex(def, modelId);
+  const model = def.models[m];
+  const k = fieldIndex(model, fieldId);
+  const field: Field = { ...model.fields[k] };
   if (patch.to !== undefined && patch.to !== field.to && !isPrimitiveType(field.to)) {
     throw new Problem(409, `Field '${model.name}.${field.name}' is a relationship; delete it and create a new field to change its type.`, [
       { path: '/to', message: 'A relationship field cannot be changed into a primitive field' },
@@ -97,7 +100,7 @@ export function updateField(def: AppDefinition, modelId: string, fieldId: string
     if (patch[member] === null) delete field[member];
     else Object.assign(field, { [member]: structuredClone(patch[member]) });
   }
-  return next;
+  return { ...def, models: replaceAt(def.models, m, { ...model, fields: replaceAt(model.fields, k, field) }) };
 }
 
 /** A complete field from a new one, its id made unique against `taken` (which receives it). */
@@ -128,30 +131,30 @@ export function createField(def: AppDefinition, modelId: string, input: NewField
   // The whole `CreateFieldBody` may be passed: its `partner` is not a member of the field.
   const { partner: inlined, ...field } = input as CreateFieldInput;
   const partner = partnerInput ?? inlined;
-  const next = structuredClone(def);
-  const model = next.models[modelIndex(next, modelId)];
-  const taken = fieldIds(next);
+  const m = modelIndex(def, modelId);
+  const model = def.models[m];
+  const taken = fieldIds(def);
   const created = completeField(model.name, field, taken);
+  // Copies only the models that gain a field (shared.ts).
+  const models = replaceAt(def.models, m, { ...model, fields: [...model.fields, created] });
   if (partner !== undefined) {
-    const target = next.models.find((m) => m.id === field.to);
-    if (!target) {
+    const t = models.findIndex((x) => x.id === field.to);
+    if (t < 0) {
       const message = isPrimitiveType(field.to) ? 'Only a relationship field (to a model id) has a partner' : `No model with id '${field.to}'`;
       throw new Problem(isPrimitiveType(field.to) ? 400 : 409, `Cannot create the partner field: ${message}.`, [
         { path: isPrimitiveType(field.to) ? '/partner' : '/to', message },
       ]);
     }
-    model.fields.push(created);
-    target.fields.push(completeField(
-        target.name,
-        { ...partner, relationshipOwner: partner.relationshipOwner ?? !created.relationshipOwner, to: model.id },
-        taken,
-        '/partner',
-      ),
+    const target = models[t];
+    const back = completeField(
+      target.name,
+      { ...partner, relationshipOwner: partner.relationshipOwner ?? !created.relationshipOwner, to: model.id },
+      taken,
+      '/partner',
     );
-    return next;
+    models[t] = { ...target, fields: [...target.fields, back] };
   }
-  model.fields.push(created);
-  return next;
+  return { ...def, models };
 }
 
 /**
@@ -163,7 +166,7 @@ export function deleteField(def: AppDefinition, modelId: string, fieldId: string
   const field = model.fields[fieldIndex(model, fieldId)];
   const partner = findPartner(def, model, field);
   const gone = new Set([field.id, ...(partner ? [partner.id] : [])]);
-  const next = structuredClone(def);
-  for (const m of next.models) m.fields = m.fields.filter((f) => !gone.has(f.id));
-  return next;
+  // Copies only the models that lose a field (shared.ts).
+  const models = mapShared(def.models, (m) => (m.fields.some((f) => gone.has(f.id)) ? { ...m, fields: m.fields.filter((f) => !gone.has(f.id)) } : m));
+  return { ...def, models };
 }

@@ -1,7 +1,8 @@
 /**
  * Pure edits of a definition: each returns a new definition and never mutates
- * its input; a missing target is a 404, an impossible edit a 400/409. The caller
- * checks the result with `validateDefinition`.
+ * its input, sharing with it what it does not change (shared.ts); a missing
+ * target is a 404, an impossible edit a 400/409. The caller checks the result
+ * with `validateDefinition`.
  */
 export { updateModel, createModel, deleteModel, defaultModelAccess, UpdateModelBody, CreateModelBody } from './models.ts';
 export type { UpdateModelInput, CreateModelInput } from './models.ts';

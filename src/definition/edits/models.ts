@@ -7,6 +7,7 @@ import { AccessControlSchema, MAX_LIST, ModelIdSchema, RequirementIdSchema, type
 import { NewFieldSchema, completeField } from './fields.ts';
 import { fieldIds, modelIdFor, modelIds } from './ids.ts';
 import { MODEL_EVENTS, modelIndex, modelReferences } from './lookup.ts';
+import { mapShared, replaceAt } from './shared.ts';
 
 /** Body of `PATCH .../models/{modelId}`. Other members (`id`, `fields`, ...) are read-only and ignored. */
 export const UpdateModelBody = Type.Object({
@@ -46,43 +47,43 @@ export function defaultModelAccess(): AccessControl {
  * name...) are left to `validateDefinition` (409).
  */
 export function updateModel(def: AppDefinition, modelId: string, input: UpdateModelInput): AppDefinition {
-  const next = structuredClone(def);
-  const model = next.models[modelIndex(next, modelId)];
-  if (input.name !== undefined && input.name !== model.name) renameReferences(next, model.name, input.name);
+  const m = modelIndex(def, modelId);
+  const model: Model = { ...def.models[m] };
+  // Copies only the model and what names it (shared.ts).
+  const next = input.name !== undefined && input.name !== model.name ? renameReferences(def, model.name, input.name) : def;
   if (input.name !== undefined) model.name = input.name;
   if (input.accessControl !== undefined) model.accessControl = structuredClone(input.accessControl);
-  return next;
+  return { ...next, models: replaceAt(next.models, m, model) };
 }
 
-function renameReferences(def: AppDefinition, from: string, to: string): void {
-  for (const action of def.actions) {
-    for (const effect of action.effects) {
-      if (effect.params?.model === from) effect.params.model = to;
-    }
-  }
-  for (const { trigger } of def.triggers) {
-    if (trigger.type !== 'event') continue;
+function renameReferences(def: AppDefinition, from: string, to: string): AppDefinition {
+  const actions = mapShared(def.actions, (action) => {
+    const effects = mapShared(action.effects, (effect) => (effect.params?.model === from ? { ...effect, params: { ...effect.params, model: to } } : effect));
+    return effects === action.effects ? action : { ...action, effects };
+  });
+  const triggers = mapShared(def.triggers, (t) => {
+    const trigger = t.trigger;
+    if (trigger.type !== 'event') return t;
     const event = MODEL_EVENTS.find((e) => trigger.eventName === `${from}.${e}`);
-    if (event) trigger.eventName = `${to}.${event}`;
-  }
+    return event ? { ...t, trigger: { ...trigger, eventName: `${to}.${event}` } } : t;
+  });
+  return { ...def, actions, triggers };
 }
 
 export function createModel(def: AppDefinition, input: CreateModelInput): AppDefinition {
-  const next = structuredClone(def);
-  const ids = modelIds(next);
+  const ids = modelIds(def);
   if (input.id !== undefined && ids.has(input.id)) {
     throw new Problem(409, `A model with id '${input.id}' already exists.`, [{ path: '/id', message: 'Duplicate model id' }]);
   }
   const { id, fields, accessControl, ...rest } = structuredClone(input);
-  const taken = fieldIds(next);
+  const taken = fieldIds(def);
   const model: Model = {
     ...rest,
     id: id ?? modelIdFor(input.name, ids),
     fields: (fields ?? []).map((field, i) => completeField(input.name, field, taken, `/fields/${i}`)),
     accessControl: accessControl ?? defaultModelAccess(),
   };
-  next.models.push(model);
-  return next;
+  return { ...def, models: [...def.models, model] };
 }
 
 /**
@@ -105,8 +106,10 @@ export function deleteModel(def: AppDefinition, modelId: string): AppDefinition 
       pointers.map((path) => ({ path, message: `Names the model '${model.name}'` })),
     );
   }
-  const next = structuredClone(def);
-  next.models = next.models.filter((m) => m.id !== modelId);
-  for (const m of next.models) m.fields = m.fields.filter((f) => f.to !== modelId);
-  return next;
+  // Copies only the models that lose a field pointing to it (shared.ts).
+  const models = mapShared(
+    def.models.filter((m) => m.id !== modelId),
+    (m) => (m.fields.some((f) => f.to === modelId) ? { ...m, fields: m.fields.filter((f) => f.to !== modelId) } : m),
+  );
+  return { ...def, models };
 }

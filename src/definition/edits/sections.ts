@@ -39,7 +39,7 @@ export function replaceSection<S extends SectionName>(def: AppDefinition, sectio
       { path: '/section', message: `Expected one of ${SECTION_NAMES.join(', ')}` },
     ]);
   }
-  const next = structuredClone(def);
+  // Shares every other section (edits/shared.ts).
   const replaced = { [section]: structuredClone(value) } as Pick<AppDefinition, S>;
-  return { ...next, ...replaced };
+  return { ...def, ...replaced };
 }

@@ -6,6 +6,7 @@ import { type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
 import { TriggerSchema, type AppDefinition, type Trigger } from '../schema.ts';
 import { triggerIndex } from './lookup.ts';
+import { replaceAt } from './shared.ts';
 
 /** Body of `POST .../triggers` and `PUT .../triggers/{triggerId}`: a whole trigger. */
 export const CreateTriggerBody = TriggerSchema;
@@ -17,9 +18,8 @@ export function createTrigger(def: AppDefinition, trigger: TriggerInput): AppDef
   if (def.triggers.some((t) => t.trigger.id === id)) {
     throw new Problem(409, `A trigger with id '${id}' already exists.`, [{ path: '/trigger/id', message: 'Duplicate trigger id' }]);
   }
-  const next = structuredClone(def);
-  next.triggers.push(structuredClone(trigger));
-  return next;
+  // Shares everything but the list of triggers (shared.ts).
+  return { ...def, triggers: [...def.triggers, structuredClone(trigger)] };
 }
 
 /** Replaces the trigger; its id must stay the same (400 otherwise). */
@@ -30,15 +30,11 @@ export function updateTrigger(def: AppDefinition, triggerId: string, trigger: Tr
       { path: '/trigger/id', message: `Must be '${triggerId}'` },
     ]);
   }
-  const next = structuredClone(def);
   const replacement: Trigger = structuredClone(trigger);
-  next.triggers[index] = replacement;
-  return next;
+  return { ...def, triggers: replaceAt(def.triggers, index, replacement) };
 }
 
 export function deleteTrigger(def: AppDefinition, triggerId: string): AppDefinition {
   const index = triggerIndex(def, triggerId);
-  const next = structuredClone(def);
-  next.triggers.splice(index, 1);
-  return next;
+  return { ...def, triggers: def.triggers.filter((_, i) => i !== index) };
 }

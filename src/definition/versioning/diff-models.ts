@@ -15,6 +15,8 @@ export function modelChanges(a: AppDefinition, b: AppDefinition): RatedChange[] 
     rest.push({ index, change: { kind: 'added', path: `/models/${index}`, summary: `model ${item.name} added (${note})`, bump: 'minor' } });
   }
   for (const { before, after, index } of kept) {
+    // The same object (an edit shares what it does not change): nothing changed.
+    if (before === after) continue;
     const at = `/models/${index}`;
     const out: RatedChange[] = [];
     if (before.name !== after.name) {
@@ -46,6 +48,7 @@ function fieldChanges(a: AppDefinition, b: AppDefinition, modelA: Model, modelB:
     rest.push({ index, change: { kind: 'added', path: `${at}/fields/${index}`, summary, bump: required ? 'major' : 'minor' } });
   }
   for (const { before, after, index } of kept) {
+    if (before === after) continue;
     const name = `${modelB.name}.${before.name}`;
     const change = (member: string, summary: string, bump: Bump) =>
       rest.push({ index, change: { kind: 'changed', path: `${at}/fields/${index}/${member}`, summary: `field ${name} ${summary}`, bump } });

@@ -15,12 +15,15 @@
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { isSealed } from './sealed.ts';
 
 export const CHUNK_SIZE = 64;
 
 export interface Blob {
   hash: string;
   body: unknown;
+  /** The body's canonical JSON, when it was computed for the hash (then the body need not be serialised again). */
+  json?: string;
 }
 
 export type ManifestValue = { $chunks: string[] } | { $blob: string } | string | number | boolean | null;
@@ -30,6 +33,20 @@ export interface StoredForm {
   manifest: Manifest;
   /** Every blob the manifest needs (elements and chunks), each hash once. */
   blobs: Blob[];
+  /** The size of the definition: the JSON bytes of its blobs (elements and single blobs, not chunks), about its JSON size. */
+  bytes: number;
+}
+
+/**
+ * The hash and JSON size of sealed values (sealed.ts: deeply frozen, so both hold for their
+ * lifetime): a definition that shares its unchanged models with the previous one hashes only
+ * what changed. Weak: an entry goes with its value.
+ */
+const known = new WeakMap<object, { hash: string; bytes: number }>();
+
+/** Records the hash and size of a sealed value read back from the store (its blob's hash). */
+export function rememberHash(value: unknown, hash: string, bytes: number): void {
+  if (isSealed(value)) known.set(value as object, { hash, bytes });
 }
 
 /** The canonical JSON (RFC 8785) of a JSON value. */
@@ -46,19 +63,31 @@ export function hashOf(canonical: string): string {
 
 /** Splits a definition into its manifest and blobs. */
 export function toStoredForm(definition: Record<string, unknown>): StoredForm {
-  const blobs = new Map<string, unknown>();
-  const add = (body: unknown): string => {
-    const hash = hashOf(canonicalJson(body));
-    if (!blobs.has(hash)) blobs.set(hash, body);
+  const blobs = new Map<string, Blob>();
+  let bytes = 0;
+  // `chunk`: a list of element hashes, not counted in the size.
+  const add = (body: unknown, chunk = false): string => {
+    const remembered = typeof body === 'object' && body !== null ? known.get(body) : undefined;
+    if (remembered) {
+      if (!chunk) bytes += remembered.bytes;
+      if (!blobs.has(remembered.hash)) blobs.set(remembered.hash, { hash: remembered.hash, body });
+      return remembered.hash;
+    }
+    // A chunk (a list of hashes, base64url strings): its canonical JSON is JSON.stringify's.
+    const json = chunk ? JSON.stringify(body) : canonicalJson(body);
+    const hash = hashOf(json);
+    if (!chunk) bytes += json.length;
+    if (isSealed(body)) known.set(body as object, { hash, bytes: json.length });
+    if (!blobs.has(hash)) blobs.set(hash, { hash, body, json });
     return hash;
   };
   const manifest: Manifest = {};
   for (const [key, value] of Object.entries(definition)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) {
-      const hashes = value.map(add);
+      const hashes = value.map((item) => add(item));
       const chunks: string[] = [];
-      for (let i = 0; i < hashes.length; i += CHUNK_SIZE) chunks.push(add(hashes.slice(i, i + CHUNK_SIZE)));
+      for (let i = 0; i < hashes.length; i += CHUNK_SIZE) chunks.push(add(hashes.slice(i, i + CHUNK_SIZE), true));
       manifest[key] = { $chunks: chunks };
     } else if (typeof value === 'object' && value !== null) {
       manifest[key] = { $blob: add(value) };
@@ -66,7 +95,7 @@ export function toStoredForm(definition: Record<string, unknown>): StoredForm {
       manifest[key] = value as string | number | boolean | null;
     }
   }
-  return { manifest, blobs: [...blobs].map(([hash, body]) => ({ hash, body })) };
+  return { manifest, blobs: [...blobs.values()], bytes };
 }
 
 /** Every blob hash a manifest names directly (chunks and single blobs, not the chunks' elements). */

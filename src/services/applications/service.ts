@@ -7,15 +7,18 @@ import { uuidv7 } from '../../tools/ids.ts';
 import { actorJson } from '../../access/actor-context.ts';
 import { recordAuditIn } from '../../access/audit.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
-import { validateDefinition } from '../../definition/validate.ts';
+import { primeValidation, validateDefinition } from '../../definition/validate.ts';
 import { ExpressionMemo } from '../../definition/consistency/incremental.ts';
 import { LruCache } from '../../expressions/index.ts';
 import { computeBump, nextVersion } from '../../definition/versioning/index.ts';
+import { seal } from '../../definition/versioning/sealed.ts';
+import { toStoredForm, type Manifest, type StoredForm } from '../../definition/versioning/stored-form.ts';
 import type { JobRecord, JobStore, JobType } from '../../jobs/store.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { DropApplicationData, Page } from '../projects.ts';
-import { toApplication, type Application, type ApplicationStatus } from './view.ts';
-import { storeDefinition } from './version-store.ts';
+import { toApplication, type Application, type ApplicationRow, type ApplicationStatus } from './view.ts';
+import { loadCurrentDefinition, storeBlobs, storedHashes } from './version-store.ts';
+import { DefinitionCache } from './definition-cache.ts';
 import type { DeploymentHealth } from '../../monitoring/health.ts';
 
 const SEMVER = /^\d+\.\d+\.\d+$/;
@@ -48,12 +51,16 @@ export class ApplicationService {
    */
   private readonly memos = new LruCache<string, ExpressionMemo>(16);
 
+  /** The current definitions of recently used applications, checked against their rows (definition-cache.ts). */
+  private readonly definitions = new DefinitionCache();
+
   async create(customerId: string, input: { projectId: string; name?: string; scode: unknown }): Promise<Application> {
     const memo = new ExpressionMemo();
-    const scode = validateDefinition(input.scode, { memo });
+    const scode = seal(validateDefinition(input.scode, { memo }));
     const serverVersion = SEMVER.test(scode.version) ? scode.version : '1.0.0';
     const id = uuidv7();
     this.memos.set(id, memo);
+    const form = toStoredForm(scode as unknown as Record<string, unknown>);
     await this.db.kysely.transaction().execute(async (trx) => {
       const project = await trx
         .selectFrom('appbuilder.projects')
@@ -69,12 +76,16 @@ export class ApplicationService {
           customer_id: customerId,
           project_id: input.projectId,
           name: input.name ?? null,
-          scode: jsonb(scode),
+          manifest: jsonb(form.manifest),
           server_version: serverVersion,
         })
         .execute();
-      await this.insertVersion(trx, id, serverVersion, scode);
+      await storeBlobs(trx, id, form, { fresh: true });
+      await this.insertVersion(trx, id, serverVersion, form.manifest);
     });
+    this.definitions.set(id, serverVersion, form.manifest, scode, form.bytes);
+    storedHashes(id, scode, form);
+    primeValidation(scode, memo);
     return this.get(customerId, id);
   }
 
@@ -105,7 +116,7 @@ export class ApplicationService {
       base.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     ]);
-    const items = await Promise.all(rows.map(async (row) => toApplication(row, await this.status(row.id))));
+    const items = await Promise.all(rows.map(async (row) => toApplication(await this.withDefinition(this.db.kysely, row), await this.status(row.id))));
     return { items, total: Number(count.total) };
   }
 
@@ -116,6 +127,8 @@ export class ApplicationService {
       await trx.deleteFrom('appbuilder.applications').where('id', '=', id).execute();
       await recordAuditIn(trx);
     });
+    this.definitions.delete(id);
+    this.memos.delete(id);
   }
 
   /**
@@ -130,8 +143,8 @@ export class ApplicationService {
 
   /** `change` answering only the new serverVersion (`Prefer: return=minimal`): no Application is read back. */
   async changeVersion(customerId: string, id: string, edit: DefinitionChange, options: ChangeOptions = {}): Promise<string> {
-    return this.db.kysely.transaction().execute(async (trx) => {
-      const row = await this.findRow(trx, customerId, id, true);
+    const changed = await this.db.kysely.transaction().execute(async (trx) => {
+      const row = await this.selectRow(trx, customerId, id, true);
       if (options.ifMatch !== undefined && options.ifMatch !== row.server_version) {
         throw preconditionFailed(`The application is at version ${row.server_version}, not ${options.ifMatch}.`);
       }
@@ -140,19 +153,30 @@ export class ApplicationService {
           { path: '/serverVersion', message: `Is ${row.server_version}, not ${options.expectVersion}` },
         ]);
       }
-      const previous = row.scode as unknown as AppDefinition;
+      // Sealed (deeply frozen): the edit shares what it does not change with the result, and cannot change it.
+      const previous = await this.definitionOf(trx, row);
       const memo = this.memos.getOrCreate(id, () => new ExpressionMemo());
-      const next = validateDefinition(edit(structuredClone(previous)), { memo });
+      const next = seal(validateDefinition(edit(previous), { memo }));
       const serverVersion = nextVersion(row.server_version, computeBump(previous, next));
+      // Only what the change made new is hashed and stored: the rest is the previous version's.
+      const form = toStoredForm(next as unknown as Record<string, unknown>);
+      await storeBlobs(trx, id, form, { present: storedHashes(id, previous) });
+      storedHashes(id, next, form);
       await trx
         .updateTable('appbuilder.applications')
-        .set({ scode: jsonb(next), server_version: serverVersion, updated_at: sql`now()` })
+        .set({ manifest: jsonb(form.manifest), server_version: serverVersion, updated_at: sql`now()` })
         .where('id', '=', id)
         .execute();
-      await this.insertVersion(trx, id, serverVersion, next);
+      await this.insertVersion(trx, id, serverVersion, form.manifest);
       await options.beforeCommit?.(trx, { previous: row.server_version, next: serverVersion });
-      return serverVersion;
+      return { serverVersion, next, form };
     });
+    this.remember(id, changed.serverVersion, changed.form, changed.next);
+    return changed.serverVersion;
+  }
+
+  private remember(id: string, serverVersion: string, form: StoredForm, definition: AppDefinition): void {
+    this.definitions.set(id, serverVersion, form.manifest, definition, form.bytes);
   }
 
   /**
@@ -203,13 +227,13 @@ export class ApplicationService {
     };
   }
 
-  /** The row of an application of this customer; another customer's is "not found". */
-  async findRow(
-    executor: Kysely<ControlPlane>,
-    customerId: string,
-    id: string,
-    lock = false,
-  ): Promise<Selectable<ApplicationsTable>> {
+  /** The row of an application of this customer, with its current definition; another customer's is "not found". */
+  async findRow(executor: Kysely<ControlPlane>, customerId: string, id: string, lock = false): Promise<ApplicationRow> {
+    return this.withDefinition(executor, await this.selectRow(executor, customerId, id, lock));
+  }
+
+  /** The row alone (its definition's manifest, not the definition). */
+  private async selectRow(executor: Kysely<ControlPlane>, customerId: string, id: string, lock: boolean): Promise<Selectable<ApplicationsTable>> {
     let query = executor.selectFrom('appbuilder.applications').selectAll().where('id', '=', id).where('customer_id', '=', customerId);
     if (lock) query = query.forUpdate();
     const row = await query.executeTakeFirst();
@@ -217,9 +241,24 @@ export class ApplicationService {
     return row;
   }
 
-  private async insertVersion(executor: Kysely<ControlPlane>, applicationId: string, serverVersion: string, scode: AppDefinition): Promise<void> {
-    // Stored by difference: only the blobs no earlier version has, and a manifest (version-store.ts).
-    const manifest = await storeDefinition(executor, applicationId, scode);
+  private async withDefinition(executor: Kysely<ControlPlane>, row: Selectable<ApplicationsTable>): Promise<ApplicationRow> {
+    const { manifest: _manifest, ...rest } = row;
+    return { ...rest, scode: await this.definitionOf(executor, row) };
+  }
+
+  /** The row's current definition, sealed: from the cache when it holds the one the row names, else read back (and cached). */
+  private async definitionOf(executor: Kysely<ControlPlane>, row: Selectable<ApplicationsTable>): Promise<AppDefinition> {
+    const cached = this.definitions.get(row.id, row.server_version, row.manifest);
+    if (cached) return cached;
+    const manifest = row.manifest as Manifest;
+    const loaded = await loadCurrentDefinition(executor, row.id, manifest);
+    // Kept whatever becomes of the transaction reading it: the manifest names this definition and no other.
+    this.definitions.set(row.id, row.server_version, manifest, loaded.definition, loaded.bytes);
+    return loaded.definition;
+  }
+
+  private async insertVersion(executor: Kysely<ControlPlane>, applicationId: string, serverVersion: string, manifest: Manifest): Promise<void> {
+    // Stored by difference: the blobs are stored beforehand (version-store.ts); the row names them.
     await executor
       .insertInto('appbuilder.application_version_rows')
       .values({ id: uuidv7(), application_id: applicationId, server_version: serverVersion, manifest: jsonb(manifest), created_by: actorJson() })

@@ -42,11 +42,14 @@ export interface Application {
   lastUnpublishedAt?: string;
 }
 
-export function toApplication(row: Selectable<ApplicationsTable>, status: ApplicationStatus): Application {
+/** An application row with its current definition (read through the version store, services/applications/service.ts). */
+export type ApplicationRow = Omit<Selectable<ApplicationsTable>, 'manifest'> & { scode: AppDefinition };
+
+export function toApplication(row: ApplicationRow, status: ApplicationStatus): Application {
   return {
     id: row.id,
     ...(row.name !== null ? { name: row.name } : {}),
-    scode: row.scode as unknown as AppDefinition,
+    scode: row.scode,
     projectId: row.project_id,
     status,
     isActive: row.is_active,

@@ -16,6 +16,7 @@ import * as accounts from './014-accounts.ts';
 import * as accountFactors from './015-account-factors.ts';
 import * as figma from './016-figma.ts';
 import * as versionBlobs from './017-version-blobs.ts';
+import * as applicationManifests from './018-application-manifests.ts';
 
 export interface Migration {
   version: number;
@@ -42,4 +43,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: 'account-factors', up: accountFactors.up },
   { version: 16, name: 'figma', up: figma.up },
   { version: 17, name: 'version-blobs', up: versionBlobs.up },
+  { version: 18, name: 'application-manifests', up: applicationManifests.up },
 ];
