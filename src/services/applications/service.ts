@@ -207,7 +207,8 @@ export class ApplicationService {
         .execute(),
       this.db.kysely
         .selectFrom('appbuilder.app_migrations')
-        .selectAll()
+        // Not the statements themselves (0.5 MB for a 500-model schema): the status lists the summary.
+        .select(['server_version', 'applied_at', 'summary'])
         .where('application_id', '=', applicationId)
         .orderBy('applied_at', 'desc')
         .limit(50)
