@@ -22,13 +22,18 @@ const OUTSIDE_ROUTER: ReadonlySet<string> = new Set(['GET /realtime', 'GET /real
 /** The routes of the generated API that are not a model's. */
 const OWN_ROUTES: ReadonlySet<string> = new Set(['POST /auth/signup', 'POST /auth/login', 'GET /auth/me', 'GET /openapi.json', ...OUTSIDE_ROUTER]);
 
+/** The methods a model's resource serves on its collection (`/toDos`) and on one record (`/toDos/:`). */
+const COLLECTION_METHODS: ReadonlySet<string> = new Set(['GET', 'POST']);
+const RECORD_METHODS: ReadonlySet<string> = new Set(['GET', 'PATCH', 'DELETE']);
+
 /** The routes the generated API serves itself (DESIGN §6, §17), as `METHOD normalised-path`. */
 export function generatedRoutes(def: AppDefinition): Set<string> {
   const routes = new Set(OWN_ROUTES);
   for (const model of def.models) {
     const r = resourceName(model.name);
     if (!r) continue;
-    for (const route of [`GET /${r}`, `POST /${r}`, `GET /${r}/:`, `PATCH /${r}/:`, `DELETE /${r}/:`]) routes.add(route);
+    for (const method of COLLECTION_METHODS) routes.add(`${method} /${r}`);
+    for (const method of RECORD_METHODS) routes.add(`${method} /${r}/:`);
   }
   return routes;
 }
@@ -40,11 +45,10 @@ export function generatedRoutes(def: AppDefinition): Set<string> {
  */
 function isGeneratedRoute(key: string, resources: () => ReadonlySet<string>): boolean {
   if (OWN_ROUTES.has(key)) return true;
-  const match = /^(GET|POST|PATCH|DELETE) \/([^/]+)(\/:)?$/.exec(key);
+  const match = /^([A-Z]+) \/([^/]+)(\/:)?$/.exec(key);
   if (!match) return false;
-  const [, method, resource, item] = match;
-  if (item ? method === 'POST' : method === 'PATCH' || method === 'DELETE') return false;
-  return resources().has(resource);
+  const [, method, resource, record] = match;
+  return (record ? RECORD_METHODS : COLLECTION_METHODS).has(method) && resources().has(resource);
 }
 
 const selected = (h: HttpTrigger): boolean => (h.matchSelectors?.length ?? 0) > 0;
