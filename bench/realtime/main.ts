@@ -145,7 +145,7 @@ function print(rows: Row[]): void {
         `${f(r.cpuMsPerChange, 2)} | ${f(r.loopP99Ms, 1)} | ${r.delivered}/${r.made}${r.failedWrites > 0 ? ` (${r.failedWrites} writes failed)` : ''}`,
     );
   }
-  for (const r of rows) console.log(`  ${r.subscribers} subscribers: ${(((r.heapConnectedMb - r.heapBeforeMb) * 1024) / r.subscribers).toFixed(1)} KB of heap each (the open stream: Node's HTTP objects, Fastify's request, the hub's entry)`);
+  for (const r of rows) console.log(`  ${r.subscribers} subscribers: ${(((r.heapConnectedMb - r.heapBeforeMb) * 1024) / r.subscribers).toFixed(1)} KB of heap each (the open stream: Node's socket, parser and request head, the hub's entry)`);
   console.log(`  load process RSS: ${rows.map((r) => `${f(r.loadRssMb)} MB at ${r.subscribers}`).join(', ')}; streams opened in ${rows.map((r) => `${f(r.connectS, 1)} s`).join(', ')}`);
   if (rows.length > 1) {
     const [first, last] = [rows[0], rows.at(-1)!];

@@ -4,6 +4,7 @@
 // headers: the request log keeps paths only, api/logging.ts), and hand their connection to the hub.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
+import type { Socket } from 'node:net';
 import { decodeJwt } from 'jose';
 import { notFound, Problem, unauthorized } from '../errors.ts';
 import type { Caller } from '../runtime/caller.ts';
@@ -11,6 +12,7 @@ import type { DeploymentRegistry, ServedApp } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
 import type { AccessClaims } from '../runtime/accounts/sessions.ts';
 import { UPLOAD_PATH } from '../runtime/http/upload-route.ts';
+import { outsideRequests } from '../storage/request-scope.ts';
 import type { Connection, OutEvent, RealtimeHub } from './hub.ts';
 import type { Audience } from './visibility.ts';
 
@@ -79,7 +81,7 @@ async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptio
     }
   }
   const who = caller.kind === 'user' ? `user ${JSON.stringify(caller.user)}` : caller.kind;
-  const audience: Audience = { key: `${who} ${filesUrl}`, auth: caller.kind === 'user' ? caller.user : null, bypassRules: caller.kind === 'admin', filesUrl };
+  const audience: Audience = { key: kept(`${who} ${filesUrl}`), auth: caller.kind === 'user' ? caller.user : null, bypassRules: caller.kind === 'admin', filesUrl: kept(filesUrl) };
   const topics = topicsOf(query.subscribe);
   options.hub.checkTopics(served.compiled, topics);
   const userId = caller.kind === 'user' ? String(caller.user.id) : null;
@@ -98,7 +100,17 @@ function msToExpiry(token: string | null): number | null {
   }
 }
 
+/**
+ * A string built from pieces, as one piece: a string a connection keeps while it lasts would
+ * otherwise stay a tree of its pieces (V8's cons strings, 32 bytes a node).
+ */
+function kept(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
 function connectionBase(s: Subscriber, options: RealtimeRouteOptions, io: { write(e: OutEvent): boolean; end(reason: string): void }): Connection {
+  // What the connection's closures need, not the Subscriber (its token and request values).
+  const { served, claims } = s;
   const connection: Connection = {
     applicationId: s.applicationId,
     served: s.served,
@@ -108,7 +120,7 @@ function connectionBase(s: Subscriber, options: RealtimeRouteOptions, io: { writ
     write: io.write,
     end: io.end,
     // Revocation only: the signature was checked at connection, the expiry has its timer.
-    stillValid: async () => !s.claims || (await options.auth.stillLive(s.served.compiled, s.claims)) !== null,
+    stillValid: async () => !claims || (await options.auth.stillLive(served.compiled, claims)) !== null,
     lastSent: 0,
     held: null,
   };
@@ -121,6 +133,10 @@ function connectionBase(s: Subscriber, options: RealtimeRouteOptions, io: { writ
   return connection;
 }
 
+/** The answer's head, then a first comment (so the client sees the stream open at once). */
+const SSE_HEAD =
+  'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\nconnection: close\r\nx-accel-buffering: no\r\n\r\n: connected\n\n';
+
 function sseText(event: OutEvent): string {
   if (event.kind === 'ping') return ': ping\n\n';
   if (event.kind === 'reset') return 'event: reset\ndata: {"reason":"the events since Last-Event-ID are past the retention; reload"}\n\n';
@@ -130,6 +146,41 @@ function sseText(event: OutEvent): string {
 function wsText(event: Exclude<OutEvent, { kind: 'ping' }>): string {
   if (event.kind === 'reset') return JSON.stringify({ type: 'reset' });
   return JSON.stringify({ id: event.id, resource: event.resource, action: event.action, record: event.record });
+}
+
+/** The events of one SSE stream, written to its socket until it closes or is ended. */
+function streamEvents(socket: Socket, s: Subscriber, options: RealtimeRouteOptions): Promise<void> {
+  const { hub } = options;
+  let open = true;
+  const end = (reason: string) => {
+    if (!open) return;
+    open = false;
+    hub.detach(connection);
+    socket.end(`event: close\ndata: ${JSON.stringify({ reason })}\n\n`);
+    // A slow consumer's socket may never drain: do not wait for it.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
+  const connection = connectionBase(s, options, {
+    write: (event) => {
+      if (!open) return false;
+      socket.write(sseText(event));
+      // A consumer that does not read: dropped, never buffered without bound (a final event
+      // would wait behind what it has not read, so the socket is destroyed).
+      if (socket.writableLength > hub.settings.maxBufferedBytes) {
+        open = false;
+        hub.dropSlow(connection, socket.writableLength);
+        socket.destroy();
+        return false;
+      }
+      return true;
+    },
+    end,
+  });
+  socket.on('close', () => {
+    open = false;
+    hub.detach(connection);
+  });
+  return hub.attach(connection, s.lastEventId);
 }
 
 export function realtimeRoutes(options: RealtimeRouteOptions) {
@@ -147,40 +198,20 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
     fastify.get(base, { schema: { hide: true }, preValidation }, async (request, reply) => {
       const s = subscribers.get(request)!;
       if (s.topics.length === 0) throw new Problem(400, 'Name at least one topic: ?subscribe=toDos,users/{id}.', [{ path: '/subscribe', message: 'is required' }]);
+      // The stream leaves Node's and Fastify's objects for the request (its ServerResponse, and
+      // through that Fastify's reply, request and logger: ~4 KB a subscriber, held while it stays
+      // open): the head and the events go to the socket, which the response is detached from.
+      // `connection: close` ends the body with the connection (no chunked encoding to keep up).
+      // Fastify's onResponse hooks (the request log, the HTTP metrics) do not run for a stream;
+      // the realtime metrics count its connections.
       reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-      raw.write(': connected\n\n');
-      let open = true;
-      const end = (reason: string) => {
-        if (!open) return;
-        open = false;
-        hub.detach(connection);
-        raw.end(`event: close\ndata: ${JSON.stringify({ reason })}\n\n`);
-        // A slow consumer's socket may never drain: do not wait for it.
-        setTimeout(() => raw.destroy(), 1000).unref();
-      };
-      const connection = connectionBase(s, options, {
-        write: (event) => {
-          if (!open) return false;
-          raw.write(sseText(event));
-          // A consumer that does not read: dropped, never buffered without bound (a final event
-          // would wait behind what it has not read, so the socket is destroyed).
-          if (raw.writableLength > hub.settings.maxBufferedBytes) {
-            open = false;
-            hub.dropSlow(connection, raw.writableLength);
-            raw.destroy();
-            return false;
-          }
-          return true;
-        },
-        end,
-      });
-      raw.on('close', () => {
-        open = false;
-        hub.detach(connection);
-      });
-      await hub.attach(connection, s.lastEventId);
+      const socket = reply.raw.socket;
+      if (!socket || socket.destroyed) return;
+      socket.write(SSE_HEAD);
+      reply.raw.detachSocket(socket);
+      // No longer a request: what the stream starts (its timers, its replay) does not keep the
+      // request's scope, which would never close now that the response is detached.
+      await outsideRequests(() => streamEvents(socket, s, options));
     });
 
     fastify.get(`${base}/ws`, { websocket: true, schema: { hide: true }, preValidation }, (socket, request) => {

@@ -66,8 +66,11 @@ export function registerRequestScopes(app: FastifyInstance): void {
   app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const scope = new RequestScope();
     if (request.raw.socket?.destroyed) scope.close();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) scope.close();
+    // The response, not the reply: a listener lives as long as the response, and a stream's
+    // (realtime) should not keep Fastify's request and reply with it.
+    const raw = reply.raw;
+    raw.once('close', () => {
+      if (!raw.writableFinished) scope.close();
     });
     scopes.run(scope, done);
   });
