@@ -14,6 +14,8 @@ export interface Config {
   basePath: string;
   projectsPath: string;
   appsPath: string;
+  /** APPBUILDER_APPS_DOMAIN (default `localhost`): each application answers on its own origin `{id}.{appsDomain}` (src/tools/app-origin.ts). */
+  appsDomain: string;
   publicUrl: string | null;
   /** How long a frontend bundle download waits for its build before answering 202 (0: never waits). */
   bundleWaitSeconds: number;
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     basePath: trimPath(env.APPBUILDER_BASE_PATH ?? '/v1'),
     projectsPath: trimPath(env.APPBUILDER_PROJECTS_PATH ?? '/v1'),
     appsPath: trimPath(env.APPBUILDER_APPS_PATH ?? '/apps'),
+    appsDomain: (env.APPBUILDER_APPS_DOMAIN || 'localhost').toLowerCase().replace(/^\.+|\.+$/g, ''),
     publicUrl: env.APPBUILDER_PUBLIC_URL ?? null,
     bundleWaitSeconds: intFrom(env.APPBUILDER_BUNDLE_WAIT, 30),
     scheduleCheckSeconds: Math.min(45, Math.max(1, intFrom(env.APPBUILDER_SCHEDULE_CHECK, 30))),

@@ -19,6 +19,7 @@ import { AppValuesCache } from './secrets/app-values.ts';
 import { createFileService } from './services/storage.ts';
 import { AppFiles } from './files/app-files.ts';
 import { startRealtime, type Realtime } from './realtime/index.ts';
+import { AppOrigins } from './tools/app-origin.ts';
 
 /** A running service: its store, services and HTTP server, and how to stop them. */
 export interface Platform {
@@ -27,6 +28,8 @@ export interface Platform {
   server: FastifyInstance;
   /** Realtime subscribers served by this process (DESIGN §17); null when it does not serve the apps. */
   realtime: Realtime | null;
+  /** Each application's own origin (`http://{id}.{appsDomain}:{port}`), built from configuration, never from a request. */
+  origins: AppOrigins;
   close(): Promise<void>;
 }
 
@@ -84,6 +87,9 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const appValues = new AppValuesCache(db, masterKey);
     // One store of files: the customers' (storage API) and the generated apps' uploads (DESIGN §6, §12).
     const files = createFileService(db, config.storage, masterKey);
+    // The port is the listening one (tests listen on port 0): read when an origin is built.
+    const listening: { server: FastifyInstance | null } = { server: null };
+    const origins = new AppOrigins(config, () => listeningPort(listening.server) ?? config.port);
     const runtime = await createRuntime(db, {
       masterKey,
       appValues,
@@ -130,6 +136,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       management: role !== 'runtime',
       extraPlugins: servesApps ? [runtime.plugin(config.appsPath), ...(realtime ? [realtime.plugin] : [])] : [],
     });
+    listening.server = server;
     // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
     const notices = await listenForServedChanges(db, runtime.registry, server.log);
     const configNotices = await appValues.listen(server.log);
@@ -153,6 +160,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       services,
       server,
       realtime,
+      origins,
       close: async () => {
         // First: open streams would hold the server's close.
         await realtime?.close();
@@ -172,6 +180,11 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     opened.release();
     throw error;
   }
+}
+
+function listeningPort(server: FastifyInstance | null): number | null {
+  const address = server?.server.address();
+  return address && typeof address === 'object' ? address.port : null;
 }
 
 /** Why `--role` needs PostgreSQL. */
