@@ -19,16 +19,19 @@ function detailsOf(error: FastifyError): ProblemDetail[] {
 }
 
 /**
- * SQLSTATE classes a request's values cause: 22 data exception (text with NUL, bad encoding, a
- * number out of range, an invalid date or regular expression…) and 54 program limit exceeded
- * (a value too large for an index). The request is wrong, not the service.
+ * SQLSTATE class 22 (data exception: text with NUL, bad encoding, a number out of range, an
+ * invalid date…) is caused by a value of the request: 400, with the code but never the
+ * database's own text (it names internals). Anything else from the database, class 54 (program
+ * limit exceeded) included, is ours to fix: a 500 with its cause logged.
  */
-const CLIENT_SQLSTATE = /^(22|54)[0-9A-Z]{3}$/;
+const CLIENT_SQLSTATE = /^22[0-9A-Z]{3}$/;
 
 function databaseRefusal(error: Error): Problem | null {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !CLIENT_SQLSTATE.test(code)) return null;
-  return new Problem(400, `The database refused a value of the request: ${error.message}.`, [{ path: '/', message: `refused by the database (SQLSTATE ${code})` }]);
+  return new Problem(400, 'The database refused a value of the request: it is out of range or not of the expected form.', [
+    { path: '/', message: `refused by the database (SQLSTATE ${code})` },
+  ]);
 }
 
 /** Media types the route reads: the JSON parser everywhere, form bodies where one is registered. */

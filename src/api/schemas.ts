@@ -15,7 +15,7 @@ export const ProblemSchema = Type.Object(
 
 export const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
 });
 
 export function ListEnvelope<T extends TSchema>(item: T) {

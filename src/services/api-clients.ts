@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import type { ControlPlane } from '../storage/tables.ts';
-import { notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { randomToken, uuidv7 } from '../tools/ids.ts';
 import { hashSecret } from '../tools/secrets.ts';
 import { toIso } from '../storage/sql.ts';
@@ -68,15 +68,43 @@ export class ApiClientService {
     };
   }
 
-  /** Revokes at once: every request re-reads the client, so its tokens stop working now. */
-  async revoke(customerId: string, id: string): Promise<void> {
-    const result = await this.db.kysely
-      .updateTable('appbuilder.api_clients')
-      .set({ revoked_at: new Date() })
-      .where('id', '=', id)
-      .where('customer_id', '=', customerId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw notFound(`API client ${id} was not found.`, '/apiClientId');
+  /**
+   * Revokes at once: every request re-reads the client, so its tokens stop working now. A client
+   * may not revoke itself, nor the last active platform administrator (either would lock the
+   * caller, or the whole service, out with no way back through the API).
+   */
+  async revoke(customerId: string, id: string, callerClientId: string): Promise<void> {
+    if (id === callerClientId) {
+      throw conflict('An API client cannot revoke itself: this request is made with its credentials. Revoke it with another owner client.', [
+        { path: '/apiClientId', message: 'is the calling client' },
+      ]);
+    }
+    await this.db.kysely.transaction().execute(async (trx) => {
+      const target = await trx
+        .selectFrom('appbuilder.api_clients')
+        .select(['is_platform_admin'])
+        .where('id', '=', id)
+        .where('customer_id', '=', customerId)
+        .where('revoked_at', 'is', null)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!target) throw notFound(`API client ${id} was not found.`, '/apiClientId');
+      if (target.is_platform_admin) {
+        // Locked: two revocations at once cannot each leave the other as the last one.
+        const admins = await trx
+          .selectFrom('appbuilder.api_clients')
+          .select('id')
+          .where('is_platform_admin', '=', true)
+          .where('revoked_at', 'is', null)
+          .forUpdate()
+          .execute();
+        if (admins.length <= 1) {
+          throw conflict('This is the last active platform administrator client: create another one before revoking it.', [
+            { path: '/apiClientId', message: 'is the last active platform administrator' },
+          ]);
+        }
+      }
+      await trx.updateTable('appbuilder.api_clients').set({ revoked_at: new Date() }).where('id', '=', id).execute();
+    });
   }
 }

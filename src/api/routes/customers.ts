@@ -87,11 +87,11 @@ export function customerRoutes(services: Services): FastifyPluginAsyncTypebox {
           summary: 'Revoke an API client; its tokens stop working at once',
           security: MANAGEMENT_SECURITY,
           params: Type.Object({ apiClientId: Uuid }),
-          response: { 204: Type.Null(), ...problemResponses(404) },
+          response: { 204: Type.Null(), ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
-        await services.apiClients.revoke(request.principal.customerId, request.params.apiClientId);
+        await services.apiClients.revoke(request.principal.customerId, request.params.apiClientId, request.principal.clientId);
         return reply.status(204).send(null);
       },
     );

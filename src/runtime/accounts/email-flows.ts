@@ -18,6 +18,7 @@ import { consumeEmailToken, storeEmailToken, type TokenPurpose } from './email-t
 import { durationWords, renderMail, type MailKind } from './templates.ts';
 import { revokeSessions } from './sessions.ts';
 import { verifiedField } from './verified.ts';
+import { checkPasswordLength } from './password-policy.ts';
 
 /** What a flow needs of the request. */
 export interface FlowRequest {
@@ -27,7 +28,6 @@ export interface FlowRequest {
   filesUrl?: string;
 }
 
-export const MIN_PASSWORD = 8;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** The one answer of every mail request. */
@@ -96,9 +96,7 @@ export class AccountEmails {
   /** `POST /auth/password/confirm {token, password}`: the new password, and every session of the user ended at once. */
   async passwordConfirm(request: FlowRequest, token: unknown, password: unknown): Promise<void> {
     const { app } = request;
-    if (typeof password !== 'string' || password.length < MIN_PASSWORD) {
-      throw unprocessable('The password is too short.', [{ path: '/password', message: `needs at least ${MIN_PASSWORD} characters` }]);
-    }
+    checkPasswordLength(password);
     const hash = await hashSecret(password);
     const userId = await this.db.kysely.transaction().execute(async (trx) => {
       const { userId } = await consumeEmailToken(trx, app, token, 'password');

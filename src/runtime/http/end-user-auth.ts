@@ -17,8 +17,8 @@ import { CREDENTIALS_TABLE } from '../schema-extras.ts';
 import { endUserCache } from '../end-user-cache.ts';
 import { accessTokenLive, DEFAULT_SESSION_SETTINGS, issueSession, type AccessClaims, type IssuedSession, type SessionContext, type SessionSettings } from '../accounts/sessions.ts';
 import { requireVerified, verifiedField } from '../accounts/verified.ts';
+import { checkPasswordLength } from '../accounts/password-policy.ts';
 
-const MIN_PASSWORD = 8;
 
 export type Session = IssuedSession;
 
@@ -77,9 +77,7 @@ export class EndUserAuth {
     if (verifiedField(app) && Object.hasOwn(input, 'verified')) {
       throw unprocessable('An address is verified by the link of the verification mail, not at sign-up.', [{ path: '/verified', message: 'cannot be set at sign-up' }]);
     }
-    if (typeof password !== 'string' || password.length < MIN_PASSWORD) {
-      throw unprocessable('The password is too short.', [{ path: '/password', message: `needs at least ${MIN_PASSWORD} characters` }]);
-    }
+    checkPasswordLength(password);
     if (typeof input.email === 'string') input.email = input.email.trim().toLowerCase();
     const hash = await hashSecret(password);
     const user = await this.afterCommit.run(this.db, async (trx) => {

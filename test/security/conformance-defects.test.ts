@@ -1,0 +1,68 @@
+// Defects an outside OpenAPI conformance run found, each as the requests that showed it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableDrivers } from '../support/databases.ts';
+import { BOOTSTRAP, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { ApiClient } from '../support/client.ts';
+import { createTenant, createTodoApp } from '../support/tenant.ts';
+import { publish } from '../support/publish.ts';
+
+const drivers = await availableDrivers();
+
+describe.each(drivers)('conformance defects (%s)', (driver) => {
+  let t: TestPlatform;
+  let admin: ApiClient;
+
+  beforeAll(async () => {
+    t = await startTestPlatform(driver);
+    admin = await ApiClient.login(t.baseUrl, { apiKey: BOOTSTRAP.id, secret: BOOTSTRAP.secret });
+  });
+  afterAll(() => t?.close());
+
+  it('refuses an API client revoking itself (409), and it keeps working', async () => {
+    const created = await admin.post<{ id: string; apiKey: string; secret: string }>('/v1/api-clients', { name: 'script' });
+    const script = await ApiClient.login(t.baseUrl, created.body);
+    const reply = await script.delete<{ status: number; errors: Array<{ path: string }> }>(`/v1/api-clients/${created.body.id}`);
+    expect(reply.status).toBe(409);
+    expect(reply.body.errors[0].path).toBe('/apiClientId');
+    expect((await script.get('/v1/projects')).status).toBe(200);
+  });
+
+  it('refuses revoking the last active platform administrator client (409)', async () => {
+    const clients = await admin.get<{ items: Array<{ id: string; apiKey: string; isPlatformAdmin: boolean }> }>('/v1/api-clients');
+    const bootstrap = clients.body.items.find((c) => c.apiKey === BOOTSTRAP.id)!;
+    expect(bootstrap.isPlatformAdmin).toBe(true);
+    const created = await admin.post<{ id: string; apiKey: string; secret: string }>('/v1/api-clients', { name: 'other owner' });
+    const other = await ApiClient.login(t.baseUrl, created.body);
+    const reply = await other.delete<{ detail: string }>(`/v1/api-clients/${bootstrap.id}`);
+    expect(reply.status).toBe(409);
+    expect(reply.body.detail).toContain('last active platform administrator');
+    expect((await admin.get('/v1/projects')).status).toBe(200);
+    // An ordinary client is still revoked by another one.
+    expect((await admin.delete(`/v1/api-clients/${created.body.id}`)).status).toBe(204);
+  });
+
+  it('answers a huge offset with a schema error, never the database text', async () => {
+    for (const offset of ['100000000000000000000', '1e30']) {
+      const reply = await admin.get<{ errors: Array<{ path: string }> }>(`/v1/projects?offset=${offset}`);
+      expect(reply.status, offset).toBe(400);
+      expect(reply.text).not.toMatch(/bigint|out of range for type|SQLSTATE/i);
+    }
+  });
+
+  it('counts password length in characters (code points), as minLength in the OpenAPI does', async () => {
+    const tenant = await createTenant(t, 'Passwords');
+    const app = await createTodoApp(tenant);
+    await publish(tenant, app.id);
+    const apiUrl = `${t.baseUrl}${t.config.appsPath}/${app.id}/api/v${app.serverVersion}`;
+    const signup = (email: string, password: string) =>
+      fetch(`${apiUrl}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'P', email, password }),
+      });
+    // Four emoji are eight UTF-16 units but four characters.
+    expect((await signup('emoji@pw.test', '😀😀😀😀')).status).toBe(422);
+    expect((await signup('seven@pw.test', 'abcdefg')).status).toBe(422);
+    expect((await signup('mixed@pw.test', '😀😀😀😀abcd')).status).toBe(201);
+  });
+});
