@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem, type ProblemDetail } from '../errors.ts';
+import { trackAllowedMethods } from './allowed-methods.ts';
 
 interface ValidationItem {
   instancePath: string;
@@ -71,12 +72,22 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 }
 
 export function registerProblemHandlers(app: FastifyInstance): void {
+  const allowedMethods = trackAllowedMethods(app);
+  const noRoute = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const path = request.url.split('?')[0];
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendProblem(reply, new Problem(405, `${request.method} is not a method of ${path}; it answers ${allow.join(', ')}.`));
+    }
+    return sendProblem(reply, new Problem(404, `No route for ${request.method} ${path}.`));
+  };
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A body-carrying method (QUERY) with no route fails at the body parser before the 404 handler runs.
+    if (request.is404) return noRoute(request, reply);
     const problem = toProblem(error, request);
     if (problem.status >= 500) request.log.error({ err: error, method: request.method, url: request.url.split('?')[0] }, 'request failed');
     return sendProblem(reply, problem);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new Problem(404, `No route for ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler(noRoute);
 }

@@ -49,6 +49,19 @@ describe.each(drivers)('conformance defects (%s)', (driver) => {
     }
   });
 
+  it('answers an undeclared method with 405 and Allow on the management API', async () => {
+    for (const method of ['PUT', 'PATCH', 'QUERY']) {
+      const reply = await fetch(`${t.baseUrl}/v1/projects`, { method, headers: { authorization: `Bearer ${admin.token}` } });
+      expect(reply.status, method).toBe(405);
+      expect(reply.headers.get('allow'), method).toBe('GET, HEAD, POST');
+      expect(reply.headers.get('content-type')).toContain('application/problem+json');
+    }
+    const health = await fetch(`${t.baseUrl}/healthz`, { method: 'DELETE' });
+    expect(health.status).toBe(405);
+    expect(health.headers.get('allow')).toBe('GET, HEAD');
+    expect((await fetch(`${t.baseUrl}/v1/no-such-thing`, { method: 'DELETE' })).status).toBe(404);
+  });
+
   it('counts password length in characters (code points), as minLength in the OpenAPI does', async () => {
     const tenant = await createTenant(t, 'Passwords');
     const app = await createTodoApp(tenant);
