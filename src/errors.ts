@@ -14,6 +14,7 @@ const TITLES: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   412: 'Precondition Failed',
   413: 'Payload Too Large',
@@ -30,6 +31,8 @@ export class Problem extends Error {
   readonly title: string;
   readonly errors: ProblemDetail[];
   readonly type: string;
+  /** Headers the answer carries with the problem (`Allow` of a 405). */
+  readonly headers: Record<string, string> = {};
 
   constructor(status: number, detail: string, errors: ProblemDetail[] = [], type?: string) {
     super(detail);
@@ -51,4 +54,10 @@ export const forbidden = (detail: string) => new Problem(403, detail);
 export const notFound = (detail: string, path = '') => new Problem(404, detail, path ? [{ path, message: detail }] : []);
 export const conflict = (detail: string, errors: ProblemDetail[] = []) => new Problem(409, detail, errors);
 export const unprocessable = (detail: string, errors: ProblemDetail[] = []) => new Problem(422, detail, errors);
+/** 405 with the `Allow` header HTTP requires (RFC 9110): the methods `path` answers. */
+export function methodNotAllowed(method: string, path: string, allow: string[]): Problem {
+  const problem = new Problem(405, `${method} is not a method of ${path}; it answers ${allow.join(', ')}.`);
+  problem.headers.allow = allow.join(', ');
+  return problem;
+}
 export const preconditionFailed = (detail: string) => new Problem(412, detail);

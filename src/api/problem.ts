@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Problem, type ProblemDetail } from '../errors.ts';
+import { Problem, methodNotAllowed, type ProblemDetail } from '../errors.ts';
 import { trackAllowedMethods } from './allowed-methods.ts';
 
 interface ValidationItem {
@@ -68,6 +68,7 @@ export function toProblem(error: FastifyError | Problem | Error, request?: Fasti
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   return reply.status(problem.status).type('application/problem+json').serializer(JSON.stringify).send(problem.toJSON());
 }
 
@@ -76,10 +77,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   const noRoute = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0];
     const allow = allowedMethods(path);
-    if (allow.length > 0) {
-      reply.header('allow', allow.join(', '));
-      return sendProblem(reply, new Problem(405, `${request.method} is not a method of ${path}; it answers ${allow.join(', ')}.`));
-    }
+    if (allow.length > 0) return sendProblem(reply, methodNotAllowed(request.method, path, allow));
     return sendProblem(reply, new Problem(404, `No route for ${request.method} ${path}.`));
   };
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

@@ -92,6 +92,7 @@ function paths(): Record<string, PathItem> {
           400: problem('The state does not match this browser\'s sign-in, expired or was used.'),
           401: problem('The provider refused, or its answer did not verify.'),
           403: problem('The provider has not verified the account\'s email.'),
+          404: problem('No such provider.'),
           422: problem('The user model requires fields the provider does not give; each error names one.'),
           429: TOO_MANY,
         },

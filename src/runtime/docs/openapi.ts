@@ -208,6 +208,21 @@ function addTriggerPaths(app: CompiledApp, paths: Record<string, PathItem>): voi
   }
 }
 
+const VERBS = ['get', 'put', 'post', 'patch', 'delete'];
+
+/**
+ * Every route reads an `Authorization` header when one is sent, even where none is needed: a
+ * token that is malformed, expired or revoked answers 401 there too, so every operation says so.
+ */
+function documentTokenRefusals(paths: Record<string, PathItem>): void {
+  for (const item of Object.values(paths)) {
+    for (const verb of VERBS) {
+      const operation = item[verb] as { responses?: Record<string, unknown> } | undefined;
+      if (operation?.responses && !operation.responses['401']) operation.responses['401'] = { $ref: '#/components/responses/Problem401' };
+    }
+  }
+}
+
 export interface OpenApiOptions {
   /** The URL path of the version, `{appsPath}/{applicationId}/api/v{serverVersion}`. */
   serverUrl: string;
@@ -246,6 +261,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
   addAccountFactorPaths(app, { paths }, schemas);
   addAccountSessionPaths(app, { paths }, schemas);
   const realtime = addRealtimePaths(app, { paths }, schemas);
+  documentTokenRefusals(paths);
   return {
     openapi: '3.1.0',
     info: {

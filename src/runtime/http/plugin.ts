@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { decodeJwt, type JWTPayload } from 'jose';
-import { notFound, unauthorized } from '../../errors.ts';
+import { methodNotAllowed, notFound, unauthorized } from '../../errors.ts';
 import type { Caller } from '../caller.ts';
 import type { CompiledApp } from '../compiled-app.ts';
 import type { DeploymentRegistry, ServedApp } from '../registry.ts';
@@ -105,8 +105,12 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         }
         const note = options.requestLog ? noteAppRequest(request, applicationId, served.compiled.serverVersion) : null;
         const path = `/${rest}`.replace(/\/+$/, '') || '/';
-        const route = routerOf(served.compiled).find(request.method, path);
-        if (!route) throw notFound(`No route for ${request.method} ${path} in this application.`);
+        const route = routerOf(served.compiled).find(request.method === 'HEAD' ? 'GET' : request.method, path);
+        if (!route) {
+          const allow = routerOf(served.compiled).allowed(path);
+          if (allow.length > 0) throw methodNotAllowed(request.method, path, allow);
+          throw notFound(`No route for ${request.method} ${path} in this application.`);
+        }
         if (note) note.route = route.template;
         const resolveCaller = () => callerOf(request, served, options);
         const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());

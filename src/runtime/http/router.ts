@@ -7,6 +7,8 @@ import type { AppHandler, AppRequest, AppRoute } from './types.ts';
 export interface AppRouter {
   /** `template`: the route's path as the app declares it (`/toDos/:id`), for the request log. */
   find(method: string, path: string): { handler: AppHandler; params: Record<string, string>; template: string } | null;
+  /** The methods `path` answers (for a 405's `Allow`), HEAD with GET. */
+  allowed(path: string): string[];
 }
 
 /** Contributes the routes of one concern (resources, auth, docs, triggers) for a compiled app. */
@@ -55,7 +57,9 @@ export function buildAppRouter(app: CompiledApp, sources: RouteSource[]): AppRou
       else groups.set(key, [route]);
     }
   }
+  const methods = new Set<string>();
   for (const routes of groups.values()) {
+    methods.add(routes[0].method);
     const handler = routes.length === 1 && !routes[0].select ? routes[0].handler : chooser(routes);
     router.on(routes[0].method, routes[0].path, () => undefined, { handler, template: routes[0].path });
   }
@@ -67,6 +71,10 @@ export function buildAppRouter(app: CompiledApp, sources: RouteSource[]): AppRou
       for (const [key, value] of Object.entries(found.params)) if (value !== undefined) params[key] = value;
       const store = found.store as { handler: AppHandler; template: string };
       return { handler: store.handler, params, template: store.template };
+    },
+    allowed(path) {
+      const allow = [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null);
+      return (allow.includes('GET') ? [...allow, 'HEAD'] : allow).sort();
     },
   };
 }

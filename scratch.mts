@@ -1,0 +1,10 @@
+import { loadConfig } from './src/config.ts';
+import { startPlatform } from './src/platform.ts';
+import { openPglite } from './src/storage/db.ts';
+const db = await openPglite('memory://');
+const p = await startPlatform(loadConfig({}, { port: 0, host: '127.0.0.1', masterKey: Buffer.alloc(32, 1).toString('base64'), bootstrapClient: { id: 'ak_x', secret: 'sk_xxxxxxxxxxxxxxxxxxxxxxx' } }), { db });
+await p.server.ready();
+const doc = p.server.swagger() as any;
+console.log(JSON.stringify(doc.paths['/v1/builders/{builderId}'].get.responses, null, 1).slice(0, 1500));
+console.log(Object.keys(doc.components));
+await p.close(); await db.close();
