@@ -164,6 +164,7 @@ function problemResponse(status: string, response: ResponseObject, shared: Recor
 
 interface OperationObject {
   tags?: string[];
+  security?: unknown[];
   parameters?: { in?: string; required?: boolean; schema?: unknown }[];
   requestBody?: { content?: MediaMap };
   responses?: Record<string, ResponseObject>;
@@ -176,6 +177,25 @@ function operationsOf(document: Doc): OperationObject[] {
       .filter(([method]) => ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(method))
       .map(([, operation]) => operation as OperationObject),
   );
+}
+
+/** A shared problem response for `status`, made when first needed. */
+function sharedProblem(status: string, shared: Record<string, ResponseObject>): ResponseObject {
+  return problemResponse(status, { content: { 'application/json': { schema: { $ref: PROBLEM_REF } } } }, shared);
+}
+
+/**
+ * Answers every operation of a kind can give, whatever its route declares: a body larger than
+ * APPBUILDER_BODY_LIMIT (413) or of another media type (415) where a body is read, and bad
+ * credentials (401) where credentials are needed.
+ */
+function addUniversalRefusals(operation: OperationObject, shared: Record<string, ResponseObject>): void {
+  const responses = (operation.responses ??= {});
+  const needed = [
+    ...(operation.requestBody ? ['413', '415'] : []),
+    ...(Array.isArray(operation.security) && operation.security.length === 0 ? [] : ['401']),
+  ];
+  for (const status of needed) responses[status] ??= sharedProblem(status, shared);
 }
 
 // --------------------------------------------------------------------- tags, license
@@ -224,6 +244,7 @@ export function publishedDocument(document: Doc): Doc {
       for (const header of Object.values(response.headers ?? {})) if (header.schema !== undefined) header.schema = publishedSchema(header.schema);
       (operation.responses as Record<string, ResponseObject>)[status] = problemResponse(status, response, sharedResponses);
     }
+    addUniversalRefusals(operation, sharedResponses);
   }
   document.tags = [...used].sort().map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
   return document;

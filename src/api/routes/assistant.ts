@@ -5,6 +5,7 @@ import { OperationSchema } from '../../assistant/operations.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationSchema } from './application-schemas.ts';
+import { MAX_MESSAGE_LENGTH } from '../../assistant/proposals.ts';
 
 const ProposalSchema = Type.Object(
   {
@@ -54,8 +55,12 @@ export function assistantRoutes(assistant: AssistantService): FastifyPluginAsync
           operationId: 'postAssistantMessage',
           summary: "Ask for a change of an application in plain language; answers the assistant's reply with a checked proposal",
           params: ProjectParams,
-          // The length limit is checked by the service after trimming, so the error says so plainly.
-          body: Type.Object({ content: Type.String({ maxLength: 100_000 }), applicationId: Uuid }),
+          // The length limit and blankness are checked by the service after trimming, so its error says so plainly;
+          // the description states both for the document's readers.
+          body: Type.Object({
+            content: Type.String({ maxLength: 100_000, description: `What to change, in plain language: not empty or only spaces, at most ${MAX_MESSAGE_LENGTH} characters once trimmed (else 400).` }),
+            applicationId: Uuid,
+          }),
           response: { 201: MessageSchema, ...problemResponses(404) },
         },
       },

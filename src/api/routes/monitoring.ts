@@ -44,7 +44,7 @@ const LogPage = Type.Object({
 });
 
 const MetricsQuery = Type.Object({
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'Default: an hour before `to`.' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Default: an hour before `to`. At most 31 days before `to` (else 400).' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now.' })),
   step: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400, description: `Seconds per point (default 60); at most ${MAX_POINTS} points.` })),
 });

@@ -40,6 +40,8 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'The access rules refuse the change.',
   404: 'No such record, or the caller may not see it.',
   409: 'The change conflicts with the stored data.',
+  413: 'The body is larger than the limit (APPBUILDER_BODY_LIMIT).',
+  415: 'The body is not of a media type the route reads.',
   422: 'A value is not valid; each error names its field.',
 };
 
@@ -211,14 +213,18 @@ function addTriggerPaths(app: CompiledApp, paths: Record<string, PathItem>): voi
 const VERBS = ['get', 'put', 'post', 'patch', 'delete'];
 
 /**
- * Every route reads an `Authorization` header when one is sent, even where none is needed: a
- * token that is malformed, expired or revoked answers 401 there too, so every operation says so.
+ * Answers every route can give, whatever it declares: every route reads an `Authorization` header
+ * when one is sent, even where none is needed, so a malformed, expired or revoked token answers
+ * 401 anywhere; a route that reads a body refuses one over the limit (413) or of another type (415).
  */
-function documentTokenRefusals(paths: Record<string, PathItem>): void {
+function documentUniversalRefusals(paths: Record<string, PathItem>): void {
   for (const item of Object.values(paths)) {
     for (const verb of VERBS) {
-      const operation = item[verb] as { responses?: Record<string, unknown> } | undefined;
-      if (operation?.responses && !operation.responses['401']) operation.responses['401'] = { $ref: '#/components/responses/Problem401' };
+      const operation = item[verb] as { responses?: Record<string, unknown>; requestBody?: unknown } | undefined;
+      if (!operation?.responses) continue;
+      for (const status of ['401', ...(operation.requestBody ? ['413', '415'] : [])]) {
+        operation.responses[status] ??= { $ref: `#/components/responses/Problem${status}` };
+      }
     }
   }
 }
@@ -261,7 +267,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
   addAccountFactorPaths(app, { paths }, schemas);
   addAccountSessionPaths(app, { paths }, schemas);
   const realtime = addRealtimePaths(app, { paths }, schemas);
-  documentTokenRefusals(paths);
+  documentUniversalRefusals(paths);
   return {
     openapi: '3.1.0',
     info: {
