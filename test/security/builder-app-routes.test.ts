@@ -83,4 +83,16 @@ describe.each(await availableDrivers())('builder credentials on generated-app ro
     expect(stream.status, stream.body).toBe(404);
     expect(await upgradeStatus(`${api.base}/realtime/ws?subscribe=users`, as(scopedEditor))).toBe(404);
   });
+
+  it("another customer's own API client (an owner) finds nothing either: 404 on the routes and the stream", async () => {
+    const other = await createTenant(t, 'Other customer');
+    const headers = { authorization: `Bearer ${other.api.token}`, 'x-svc-api-client': other.api.apiKey! };
+    const list = await other.api.request('GET', appPath('/users'));
+    expect(list.status, list.text).toBe(404);
+    expect(list.text).not.toContain('ann@example.test');
+    expect((await other.api.request('POST', appPath('/toDos'), { body: { title: 'planted', status: 'open', user: ann.user.id } })).status).toBe(404);
+    const stream = await SseClient.open(`${api.base}/realtime?subscribe=users`, headers);
+    streams.push(stream);
+    expect(stream.status, stream.body).toBe(404);
+  });
 });
