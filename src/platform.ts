@@ -10,6 +10,7 @@ import { JobQueue, type JobQueueOptions } from './jobs/queue.ts';
 import { JobStore } from './jobs/store.ts';
 import { registerJobHandlers } from './services/job-handlers.ts';
 import { createRuntime } from './runtime/index.ts';
+import type { BuilderOf } from './runtime/http/app-caller.ts';
 import { listenForServedChanges } from './runtime/served-notices.ts';
 import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
@@ -82,7 +83,13 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     const cron = { cronMonitorIntervalSeconds: config.scheduleCheckSeconds, cronWorkerIntervalSeconds: Math.min(5, config.scheduleCheckSeconds) };
     // Only working processes run pg-boss's schedule pass; every process may still write schedules.
     const queue = await JobQueue.start(db, jobs, { work, schedule: work, ...cron, ...options.queue });
-    // Builders calling an app with management credentials act as its administrator.
+    // Builders calling an app with management credentials act as its administrator when their
+    // role and projects admit it (runtime/http/app-caller.ts): authenticated as the management API
+    // authenticates, once per request, so a revoked token is refused on its next request.
+    const builderPrincipal: BuilderOf = (request) => {
+      const key = request.headers['x-svc-api-client'];
+      return services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
+    };
     // The apps' variables and secrets, cached here and forgotten on any process's change (NOTIFY).
     const appValues = new AppValuesCache(db, masterKey);
     // One store of files: the customers' (storage API) and the generated apps' uploads (DESIGN §6, §12).
@@ -97,11 +104,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       publicUrl: config.publicUrl,
       accounts: config.accounts,
       requestLog: requestLogFor(db, config),
-      builderCustomer: async (request) => {
-        const key = request.headers['x-svc-api-client'];
-        const principal = await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key);
-        return principal.customerId;
-      },
+      builderPrincipal,
       relationLimit: config.relationLimit,
       embeddedIdLimit: config.embeddedIdLimit,
       rateLimits: {
@@ -121,10 +124,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
           appsPath: config.appsPath,
           registry: runtime.registry,
           auth: runtime.auth,
-          builderCustomer: async (request) => {
-            const key = request.headers['x-svc-api-client'];
-            return (await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key)).customerId;
-          },
+          builderPrincipal,
           publicUrl: config.publicUrl,
           relationLimit: config.relationLimit,
           embeddedIdLimit: config.embeddedIdLimit,

@@ -7,6 +7,10 @@
 // (after the handler, before the answer leaves) the same row is upserted with the final status:
 // the same values for a committed change, the record of a refused or failed one (403, 404,
 // 409, …), and the only write for changes without a transaction of their own.
+// Writes made with management credentials on a generated application's own routes (its data,
+// auth and trigger routes) are recorded too, with the application's id: noted when the
+// credentials are checked (`noteAppWrite`) and written once the answer has left (`onResponse`),
+// so the request does not wait for the row. End users' requests are never noted.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db, Executor } from '../storage/db.ts';
@@ -24,11 +28,14 @@ export interface AuditEvent {
   path: string;
   status: number;
   requestId: string;
+  /** The generated application whose own route was called; null for the management API's routes. */
+  applicationId: string | null;
 }
 
 export interface AuditFilter {
   actorId?: string;
   operationId?: string;
+  applicationId?: string;
   since?: string;
   limit: number;
   offset: number;
@@ -85,6 +92,60 @@ function rowOf(audit: PendingAudit, status: number) {
   };
 }
 
+/** A write with management credentials on a generated application's route, recorded once answered. */
+export interface AppWriteAudit {
+  customerId: string;
+  actor: Actor;
+  method: string;
+  /** The route template below the apps' path (`/apps/:applicationId/api/v1.0.0/toDos/:id`), never the URL. */
+  path: string;
+  applicationId: string;
+}
+
+const appWrites = new WeakMap<FastifyRequest, AppWriteAudit>();
+
+/** Whether `method` changes nothing (reads are not audited). */
+export function isReadMethod(method: string): boolean {
+  return READS.has(method);
+}
+
+/** Notes the audit row of a write made with management credentials on an app's route (reads: nothing). */
+export function noteAppWrite(request: FastifyRequest, audit: AppWriteAudit): void {
+  if (!READS.has(audit.method)) appWrites.set(request, audit);
+}
+
+/**
+ * Registers, on the generated apps' scope, the writing of the rows `noteAppWrite` noted, with
+ * the status answered. `onResponse` runs after the answer was sent: the caller never waits for
+ * the row; a failure to write it is logged.
+ */
+export function recordAppWrites(app: FastifyInstance, db: Db): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const audit = appWrites.get(request);
+    if (!audit) return;
+    appWrites.delete(request);
+    try {
+      await db.kysely
+        .insertInto('appbuilder.audit_events')
+        .values({
+          id: uuidv7(),
+          customer_id: audit.customerId,
+          actor_type: audit.actor.type,
+          actor_id: audit.actor.id,
+          operation_id: null,
+          method: audit.method,
+          path: audit.path,
+          status: reply.statusCode,
+          request_id: request.id,
+          application_id: audit.applicationId,
+        })
+        .execute();
+    } catch (error) {
+      request.log.error({ err: error, applicationId: audit.applicationId }, 'could not write the audit row of an app write');
+    }
+  });
+}
+
 /** Registers the recorder on the management scope `app` (after authentication). */
 export function recordManagementWrites(app: FastifyInstance, db: Db): void {
   app.addHook('onSend', async (request, reply, payload) => {
@@ -109,6 +170,7 @@ export class AuditService {
     let base = this.db.kysely.selectFrom('appbuilder.audit_events').where('customer_id', '=', customerId);
     if (filter.actorId !== undefined) base = base.where('actor_id', '=', filter.actorId);
     if (filter.operationId !== undefined) base = base.where('operation_id', '=', filter.operationId);
+    if (filter.applicationId !== undefined) base = base.where('application_id', '=', filter.applicationId);
     if (filter.since !== undefined) base = base.where('at', '>=', sql<Date>`cast(${filter.since} as timestamptz)`);
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('id', 'desc').limit(filter.limit).offset(filter.offset).execute(),
@@ -124,6 +186,7 @@ export class AuditService {
         path: row.path,
         status: row.status,
         requestId: row.request_id,
+        applicationId: row.application_id,
       })),
       total: Number(count.total),
     };

@@ -1,9 +1,10 @@
 // Realtime (DESIGN §17): the hub of this process and its two transports, mounted beside the
 // generated apps by the processes that serve them (role `all` or `runtime`).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
+import type { BuilderOf } from '../runtime/http/app-caller.ts';
 import { RealtimeHub } from './hub.ts';
 import type { FeedLogger } from './feed.ts';
 import type { RealtimeSettings } from './settings.ts';
@@ -25,7 +26,8 @@ export async function startRealtime(
     appsPath: string;
     registry: DeploymentRegistry;
     auth: EndUserAuth;
-    builderCustomer(request: FastifyRequest): Promise<string>;
+    /** The holder of a request's management credentials (role, projects): checked on every stream (runtime/http/app-caller.ts). */
+    builderPrincipal: BuilderOf;
     publicUrl?: string | null;
     relationLimit?: number;
     embeddedIdLimit?: number;
@@ -34,6 +36,6 @@ export async function startRealtime(
 ): Promise<Realtime> {
   const hub = new RealtimeHub(db, deps.settings, { relationLimit: deps.relationLimit, embeddedIdLimit: deps.embeddedIdLimit }, deps.logger);
   await hub.start();
-  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderCustomer: deps.builderCustomer, publicUrl: deps.publicUrl ?? null });
+  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderPrincipal: deps.builderPrincipal, publicUrl: deps.publicUrl ?? null });
   return { hub, plugin, close: () => hub.close() };
 }

@@ -10,6 +10,7 @@ import { notFound, Problem, unauthorized } from '../errors.ts';
 import type { Caller } from '../runtime/caller.ts';
 import type { DeploymentRegistry, ServedApp } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
+import { admitBuilder, hasManagementCredentials, type BuilderOf } from '../runtime/http/app-caller.ts';
 import type { AccessClaims } from '../runtime/accounts/sessions.ts';
 import { UPLOAD_PATH } from '../runtime/http/upload-route.ts';
 import { outsideRequests } from '../storage/request-scope.ts';
@@ -21,8 +22,8 @@ export interface RealtimeRouteOptions {
   registry: DeploymentRegistry;
   auth: EndUserAuth;
   hub: RealtimeHub;
-  /** The customer whose management credentials these headers carry; throws 401 when they are bad. */
-  builderCustomer(request: FastifyRequest): Promise<string>;
+  /** The holder of the management credentials these headers carry (role, projects); throws 401 when they are bad. */
+  builderPrincipal: BuilderOf;
   publicUrl?: string | null;
 }
 
@@ -67,9 +68,10 @@ async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptio
   let caller: Caller = { kind: 'anonymous' };
   let token: string | null = null;
   let claims: AccessClaims | null = null;
-  if (request.headers['x-svc-api-client'] !== undefined) {
-    // Management credentials act as the app's administrator (rules bypassed), as on every app route.
-    if ((await options.builderCustomer(request)) !== served.customerId) throw notFound('No such application.');
+  if (hasManagementCredentials(request)) {
+    // Management credentials act as the app's administrator (rules bypassed), as on every app
+    // route, when their customer, projects and role admit them: a stream is a read (viewer and up).
+    admitBuilder(await options.builderPrincipal(request), served, true, 'A realtime stream');
     caller = { kind: 'admin' };
   } else {
     token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? query.token ?? null;

@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import { AppKeys } from './app-keys.ts';
 import { DeploymentRegistry } from './registry.ts';
 import { EndUserAuth } from './http/end-user-auth.ts';
 import { AfterCommit } from './http/after-commit.ts';
 import { generatedAppsPlugin } from './http/plugin.ts';
+import type { BuilderOf } from './http/app-caller.ts';
+import { recordAppWrites } from '../access/audit.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
@@ -41,7 +43,11 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Seals the apps' end-user signing keys (secrets/master-key.ts). */
   masterKey: Buffer;
-  builderCustomer(request: FastifyRequest): Promise<string>;
+  /**
+   * The holder of a request's management credentials (customer, role, projects, actor): checked on
+   * every app route like on the management API (http/app-caller.ts); 401 when they are bad.
+   */
+  builderPrincipal: BuilderOf;
   /** APPBUILDER_APP_RATE_LIMIT and the sign-up and log-in limits; none when left out. */
   rateLimits?: RateLimitSettings;
   /** APPBUILDER_RELATION_LIMIT: entries of a to-many id array or expansion (default 100; DESIGN §6). */
@@ -81,11 +87,13 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
       const mailer = new Mailer(fastify.log);
       // Mails still queued are dropped (their tokens expire unused); SMTP would hold the stop for minutes.
       fastify.addHook('onClose', async () => mailer.close());
+      // Writes made with management credentials are audited once answered (access/audit.ts).
+      recordAppWrites(fastify, db);
       await generatedAppsPlugin({
         appsPath,
         registry,
         auth,
-        builderCustomer: options.builderCustomer,
+        builderPrincipal: options.builderPrincipal,
         appValues: options.appValues,
         rateLimits: new AppRateLimits(limits.appPerMinute),
         requestLog: options.requestLog,

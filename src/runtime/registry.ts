@@ -8,10 +8,15 @@ import { compileApp, type CompiledApp } from './compiled-app.ts';
  * request sees the old version or the new one, never half of either. Other
  * processes learn of changes through `invalidate` (LISTEN/NOTIFY: served-notices.ts).
  */
-/** A served version and the customer that owns it (builders of that customer act as its administrator). */
+/**
+ * A served version, the customer that owns it and the project it belongs to (an application
+ * never changes project): builders of that customer whose role and projects admit it act as its
+ * administrator (runtime/http/app-caller.ts).
+ */
 export interface ServedApp {
   compiled: CompiledApp;
   customerId: string;
+  projectId: string;
 }
 
 export class DeploymentRegistry {
@@ -66,12 +71,12 @@ export class DeploymentRegistry {
       const served = await this.db.kysely
         .selectFrom('appbuilder.deployments as d')
         .innerJoin('appbuilder.applications as a', 'a.id', 'd.application_id')
-        .select('a.customer_id')
+        .select(['a.customer_id', 'a.project_id'])
         .where('d.application_id', '=', applicationId)
         .where('d.server_version', '=', serverVersion)
         .where('d.state', '=', 'active')
         .executeTakeFirst();
-      return served ? { compiled: known, customerId: served.customer_id } : null;
+      return served ? { compiled: known, customerId: served.customer_id, projectId: served.project_id } : null;
     }
     const row = await this.db.kysely
       .selectFrom('appbuilder.deployments as d')
@@ -79,12 +84,12 @@ export class DeploymentRegistry {
         join.onRef('v.application_id', '=', 'd.application_id').onRef('v.server_version', '=', 'd.server_version'),
       )
       .innerJoin('appbuilder.applications as a', 'a.id', 'd.application_id')
-      .select(['v.scode', 'a.customer_id'])
+      .select(['v.scode', 'a.customer_id', 'a.project_id'])
       .where('d.application_id', '=', applicationId)
       .where('d.server_version', '=', serverVersion)
       .where('d.state', '=', 'active')
       .executeTakeFirst();
     if (!row) return null;
-    return { compiled: compileApp(applicationId, serverVersion, row.scode as unknown as AppDefinition), customerId: row.customer_id };
+    return { compiled: compileApp(applicationId, serverVersion, row.scode as unknown as AppDefinition), customerId: row.customer_id, projectId: row.project_id };
   }
 }

@@ -176,6 +176,8 @@ export interface AuditEventsTable {
   path: string;
   status: number;
   request_id: string;
+  /** The generated application a write on its own routes changed; null for management routes. */
+  application_id: Generated<string | null>;
 }
 
 export interface ControlPlane {

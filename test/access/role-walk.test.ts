@@ -11,6 +11,10 @@
  *   client (path parameters are filled with real ids; changes get fresh resources each).
  * The document's `x-required-role` is checked against the table for the operations that need
  * more than their default, and must be present on every operation.
+ * The same callers on the fixture application's own routes and realtime stream: revoked / expired
+ * → 401; the scoped builder → 404 (reads, writes and the stream); a viewer reads and streams but
+ * every write is 403 naming the editor role; editor and above write, and each write is in the audit
+ * trail with its route template and the application's id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
@@ -23,6 +27,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { concretePath, sampleOf, send, type Operation } from '../support/openapi.ts';
 import { defaultRequiredRole, roleAtLeast, ROLES, type Role } from '../../src/access/roles.ts';
 import { addBuilder, tokenFor, type TestBuilder } from './builders-support.ts';
+import { SseClient, upgradeStatus } from '../realtime/clients.ts';
 
 const drivers = await availableDrivers();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -104,6 +109,8 @@ interface Caller {
   /** The role (null: refused at authentication). */
   role: Role | null;
   scoped: boolean;
+  /** The builder behind the token (the audit trail's actor), when a builder's. */
+  builderId?: string;
 }
 
 describe.each(drivers)('role table walk (%s)', (driver) => {
@@ -169,7 +176,7 @@ describe.each(drivers)('role table walk (%s)', (driver) => {
     const other = await a.api.post<{ id: string }>('/v1/projects', { name: 'Another project' });
     const builders: Array<[Role, TestBuilder]> = [];
     for (const role of ROLES) builders.push([role, await addBuilder(a.api, role)]);
-    for (const [role, b] of builders) callers.push({ name: role, headers: bearer(b.token), role, scoped: false });
+    for (const [role, b] of builders) callers.push({ name: role, headers: bearer(b.token), role, scoped: false, builderId: b.id });
     const scoped = await addBuilder(a.api, 'editor', [other.body.id]);
     callers.push({ name: 'editor scoped to another project', headers: bearer(scoped.token), role: 'editor', scoped: true });
     const revoked = await addBuilder(a.api, 'owner');
@@ -215,6 +222,89 @@ describe.each(drivers)('role table walk (%s)', (driver) => {
     }
     for (const id of Object.keys(ELEVATED)) expect([...roles.keys()], id).toContain(id);
   });
+
+  it("answers the fixture application's own routes and realtime for every caller as the role table says", async () => {
+    const { serverVersion } = (await a.api.get<{ serverVersion: string }>(`/v1/applications/${fixture.applicationId}`)).body;
+    const base = `${t.baseUrl}${t.config.appsPath}/${fixture.applicationId}/api/v${serverVersion}`;
+    const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+    };
+    const owner = bearer(a.api.token!);
+    // A to-do belongs to an end user.
+    const signedUp = await call('POST', '/auth/signup', {}, { name: 'Walk user', email: 'walk.user@example.com', password: 'correct horse' });
+    expect(signedUp.status, signedUp.text).toBe(201);
+    const user = (JSON.parse(signedUp.text) as { user: { id: string } }).user.id;
+    const newTodo = async () => {
+      const created = await call('POST', '/toDos', owner, { title: 'walk', status: 'open', user });
+      expect(created.status, created.text).toBe(201);
+      return JSON.parse(created.text) as { id: string };
+    };
+    const failures: string[] = [];
+    const expectStatus = (label: string, reply: { status: number; text: string }, status: number) => {
+      if (reply.status !== status) failures.push(`${label} → ${reply.status} ${reply.text.slice(0, 160)} [expected ${status}]`);
+    };
+    for (const caller of callers) {
+      const todo = await newTodo();
+      const reads = [await call('GET', '/toDos', caller.headers), await call('GET', `/toDos/${todo.id}`, caller.headers)];
+      const writes = [
+        { label: 'POST /toDos', reply: await call('POST', '/toDos', caller.headers, { title: `by ${caller.name}`, status: 'open', user }), ok: 201 },
+        { label: 'PATCH /toDos/:id', reply: await call('PATCH', `/toDos/${todo.id}`, caller.headers, { title: 'edited' }), ok: 200 },
+        { label: 'DELETE /toDos/:id', reply: await call('DELETE', `/toDos/${todo.id}`, caller.headers), ok: 204 },
+        { label: 'POST /auth/signup', reply: await call('POST', '/auth/signup', caller.headers, { name: 'Walked', email: `walked.app.${(emails += 1)}@example.com`, password: 'correct horse' }), ok: 201 },
+      ];
+      const stream = await SseClient.open(`${base}/realtime?subscribe=toDos`, caller.headers);
+      stream.close();
+      const ws = await upgradeStatus(`${base}/realtime/ws?subscribe=toDos`, caller.headers);
+      const label = (what: string) => `${caller.name}: ${what}`;
+      if (caller.role === null) {
+        for (const reply of reads) expectStatus(label('read'), reply, 401);
+        for (const w of writes) expectStatus(label(w.label), w.reply, 401);
+        expectStatus(label('realtime stream'), { status: stream.status, text: stream.body }, 401);
+        expectStatus(label('realtime WebSocket'), { status: ws, text: '' }, 401);
+      } else if (caller.scoped) {
+        // As the management API answers for this application: not found.
+        for (const reply of [...reads, ...writes.map((w) => w.reply)]) {
+          expectStatus(label('read or write'), reply, 404);
+          if (!reply.contentType.includes('application/problem+json')) failures.push(label('404 is not a problem'));
+        }
+        expectStatus(label('realtime stream'), { status: stream.status, text: stream.body }, 404);
+        expectStatus(label('realtime WebSocket'), { status: ws, text: '' }, 404);
+      } else {
+        for (const reply of reads) expectStatus(label('read'), reply, 200);
+        expectStatus(label('realtime stream'), { status: stream.status, text: stream.body }, 200);
+        expectStatus(label('realtime WebSocket'), { status: ws, text: '' }, 101);
+        for (const w of writes) {
+          if (roleAtLeast(caller.role, 'editor')) expectStatus(label(w.label), w.reply, w.ok);
+          else {
+            expectStatus(label(w.label), w.reply, 403);
+            if (!w.reply.text.includes('needs the editor role')) failures.push(`${label(w.label)} [expected the role named]`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+
+    // Every write made with management credentials is on the trail (written once answered), reads are not.
+    const prefix = `${t.config.appsPath}/:applicationId/api/v${serverVersion}`;
+    type Event = { actor: { id: string }; method: string; path: string; status: number; applicationId: string | null };
+    const editorId = callers.find((c) => c.name === 'editor')!.builderId!;
+    let events: Event[] = [];
+    for (let i = 0; i < 50; i++) {
+      events = (await a.api.get<{ items: Event[] }>(`/v1/audit-events?applicationId=${fixture.applicationId}&limit=100`)).body.items;
+      if (events.filter((e) => e.actor.id === editorId).length >= 4) break;
+      await sleep(100);
+    }
+    const byEditor = events.filter((e) => e.actor.id === editorId).map((e) => `${e.method} ${e.path} ${e.status}`).sort();
+    expect(byEditor).toEqual([`DELETE ${prefix}/toDos/:id 204`, `PATCH ${prefix}/toDos/:id 200`, `POST ${prefix}/auth/signup 201`, `POST ${prefix}/toDos 201`].sort());
+    expect(events.every((e) => e.applicationId === fixture.applicationId && e.method !== 'GET' && !e.path.includes(fixture.applicationId))).toBe(true);
+    // The viewer's refused writes are on the trail too, with their 403.
+    expect(events.filter((e) => e.status === 403).length).toBeGreaterThanOrEqual(4);
+  }, 120_000);
 
   it('answers every operation for every caller as the role table says', async () => {
     // Deletions last, so a wrongly allowed one cannot hide behind a missing fixture.

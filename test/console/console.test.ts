@@ -188,6 +188,12 @@ describe('the builder console in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Publish', exact: true }).click();
     expect(await page.getByRole('button', { name: /^Publish v/ }).count()).toBe(0);
+    // The data page reads the app's records with the viewer's token (a read is allowed) and offers no change.
+    await page.getByRole('link', { name: 'Data', exact: true }).click();
+    await page.getByLabel('Collection').selectOption('actors');
+    await page.getByRole('cell', { name: 'Penelope', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'New record' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
     await axeCheck('viewer');
 
     expect(errors).toEqual([]);

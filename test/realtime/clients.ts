@@ -167,6 +167,18 @@ export class PausableSubscriber {
   }
 }
 
+/** The status code of a WebSocket upgrade of `url` sent with `headers` (101: it opened; else the refusal's). */
+export async function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
+  const { hostname, port, pathname, search } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  await once(socket, 'connect');
+  const upgrade = { host: `${hostname}:${port}`, upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers };
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\n${headerLines(upgrade)}\r\n`);
+  const [head] = (await once(socket, 'data')) as [Buffer];
+  socket.destroy();
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(head.toString('latin1'))?.[1] ?? 0);
+}
+
 function headerLines(headers: Record<string, string>): string {
   return Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
 }

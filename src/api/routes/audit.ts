@@ -14,11 +14,14 @@ const AuditEventSchema = Type.Object(
     path: Type.String({ description: 'The route template (e.g. /v1/projects/:projectId), never the query string.' }),
     status: Type.Integer(),
     requestId: Type.String(),
+    applicationId: Type.Union([Uuid, Type.Null()], {
+      description: "The generated application whose own route was written with management credentials (path is then that app's route template); null for the management API's routes.",
+    }),
   },
   { $id: 'AuditEvent' },
 );
 
-/** The audit trail of management writes (DESIGN §10): owners only. */
+/** The audit trail: management writes, and writes with management credentials on the apps' own routes; owners only. */
 export function auditRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -33,7 +36,7 @@ export function auditRoutes(services: Services): FastifyPluginAsyncTypebox {
           summary: "The customer's management writes, newest first",
           querystring: Type.Composite([
             PageQuery,
-            Type.Object({ actorId: Type.Optional(Uuid), operationId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), since: Type.Optional(DateTime) }),
+            Type.Object({ actorId: Type.Optional(Uuid), operationId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), applicationId: Type.Optional(Uuid), since: Type.Optional(DateTime) }),
           ]),
           response: { 200: ListEnvelope(AuditEventSchema), ...problemResponses(403) },
         },

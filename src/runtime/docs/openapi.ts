@@ -283,7 +283,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
       responses,
       securitySchemes: {
         endUser: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from /auth/signup or /auth/login.' },
-        builderBearer: { type: 'http', scheme: 'bearer', description: 'A management access token; with apiClient the caller acts as the app administrator.' },
+        builderBearer: { type: 'http', scheme: 'bearer', description: "A management access token or builder token; with apiClient the caller acts as the app administrator (access rules bypassed) within its role and projects: a viewer may only read (GET, realtime), writes need the editor role (403), an application outside the token's projects is not found (404). Every write is in the customer's audit trail." },
         apiClient: { type: 'apiKey', in: 'header', name: 'x-svc-api-client' },
       },
     },

@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { decodeJwt, type JWTPayload } from 'jose';
-import { methodNotAllowed, notFound, unauthorized } from '../../errors.ts';
-import type { Caller } from '../caller.ts';
+import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import { methodNotAllowed, notFound } from '../../errors.ts';
 import type { CompiledApp } from '../compiled-app.ts';
-import type { DeploymentRegistry, ServedApp } from '../registry.ts';
+import type { DeploymentRegistry } from '../registry.ts';
+import { callerOf, type BuilderOf } from './app-caller.ts';
 import type { EndUserAuth } from './end-user-auth.ts';
 import { buildAppRouter, type AppRouter, type RouteSource } from './router.ts';
 import type { AppRateLimits } from './rate-limits.ts';
@@ -19,8 +18,8 @@ export interface GeneratedAppsOptions {
   appsPath: string;
   registry: DeploymentRegistry;
   auth: EndUserAuth;
-  /** The customer whose management credentials these headers carry; throws 401 when they are bad. */
-  builderCustomer(request: FastifyRequest): Promise<string>;
+  /** The holder of the management credentials these headers carry (role, projects); throws 401 when they are bad. */
+  builderPrincipal: BuilderOf;
   sources: RouteSource[];
   /** APPBUILDER_APP_RATE_LIMIT, counted per address, end user or API client. */
   rateLimits?: AppRateLimits;
@@ -33,35 +32,6 @@ export interface GeneratedAppsOptions {
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
-
-/** Why a bearer token was refused, read from its unverified claims (the reasons say nothing secret). */
-function tokenTrouble(token: string): string {
-  let claims: JWTPayload;
-  try {
-    claims = decodeJwt(token);
-  } catch {
-    return 'The token is malformed: expected a JWT (three base64url parts separated by dots) from POST …/auth/login.';
-  }
-  if (typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now()) {
-    return `The token expired at ${new Date(claims.exp * 1000).toISOString()}; log in again (POST …/auth/login).`;
-  }
-  return 'The token is not valid for this application.';
-}
-
-async function callerOf(request: FastifyRequest, served: ServedApp, options: GeneratedAppsOptions): Promise<Caller> {
-  const authorization = request.headers.authorization;
-  if (request.headers['x-svc-api-client'] !== undefined) {
-    const customerId = await options.builderCustomer(request);
-    // A builder of another customer learns nothing about this app.
-    if (customerId !== served.customerId) throw notFound('No such application.');
-    return { kind: 'admin' };
-  }
-  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (!token) return { kind: 'anonymous' };
-  const user = await options.auth.verify(served.compiled, token);
-  if (!user) throw unauthorized(tokenTrouble(token));
-  return { kind: 'user', user };
-}
 
 function send(reply: FastifyReply, response: AppResponse): FastifyReply {
   reply.status(response.status);
@@ -112,7 +82,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           throw notFound(`No route for ${request.method} ${path} in this application.`);
         }
         if (note) note.route = route.template;
-        const resolveCaller = () => callerOf(request, served, options);
+        const resolveCaller = () => callerOf(request, served, options, route.template);
         const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());
         if (note && caller.kind === 'user') note.userId = String(caller.user.id);
         const values = options.appValues ? await options.appValues.forApplication(applicationId) : undefined;
