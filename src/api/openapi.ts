@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { TSchema } from '@sinclair/typebox';
+import { NO_NUL_PATTERN } from '../tools/text-rules.ts';
 
 /**
  * How the management OpenAPI document names its schemas, for every route group, present or
@@ -118,7 +119,7 @@ function literalUnion(schema: Record<string, unknown>): Record<string, unknown> 
   return { ...rest, type, enum: branches.map((branch) => (branch as { const: unknown }).const) };
 }
 
-/** `schema` with the keywords no OpenAPI tool knows removed, at every depth. */
+/** `schema` with the keywords no OpenAPI tool knows removed, at every depth; free strings say they hold no NUL. */
 export function publishedSchema(input: unknown): unknown {
   if (!isObject(input) || Array.isArray(input)) return input;
   const schema = literalUnion(input) ?? input;
@@ -131,6 +132,7 @@ export function publishedSchema(input: unknown): unknown {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, member]) => [name, publishedSchema(member)]));
     else out[key] = value;
   }
+  if (out.type === 'string' && !['pattern', 'format', 'enum', 'const'].some((key) => key in out)) out.pattern = NO_NUL_PATTERN;
   return out;
 }
 

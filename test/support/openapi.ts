@@ -89,11 +89,14 @@ export function sampleOf(schema: Schema | undefined): unknown {
       return Array.from({ length: Number(schema.minItems ?? 0) }, () => sampleOf(schema.items as Schema));
     case 'string': {
       if (schema.format === 'uuid') return '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+      const plain = 'x'.repeat(Math.max(1, Number(schema.minLength ?? 1)));
       if (typeof schema.pattern === 'string') {
-        const pattern = new RegExp(schema.pattern);
+        const pattern = new RegExp(schema.pattern, 'u');
+        // A pattern that only rules characters out (no NUL) takes the plain sample.
+        if (pattern.test(plain)) return plain;
         return PATTERNED.find((s) => pattern.test(s)) ?? 'sample';
       }
-      return 'x'.repeat(Math.max(1, Number(schema.minLength ?? 1)));
+      return plain;
     }
     case 'integer':
     case 'number':

@@ -13,6 +13,7 @@ import type { PrimitiveType } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 import { DEFAULT_EMBEDDED_ID_LIMIT, DEFAULT_RELATION_LIMIT } from '../data/record-json.ts';
 import { computedSchema } from './computed-schema.ts';
+import { NO_NUL_PATTERN } from '../../tools/text-rules.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -24,7 +25,7 @@ const FILE_VALUE =
 
 /** The JSON value of each primitive type, as reads answer it and writes take it. */
 export const PRIMITIVE_SCHEMAS: Readonly<Record<PrimitiveType, JsonSchema>> = {
-  p_TEXT: { type: 'string' },
+  p_TEXT: { type: 'string', pattern: NO_NUL_PATTERN },
   p_NUMBER: { type: 'number' },
   p_BOOLEAN: { type: 'boolean' },
   p_DATE: { type: 'string', format: 'date' },
