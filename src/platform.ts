@@ -96,6 +96,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       appFiles: new AppFiles(db, files, config.storage.appMaxFileBytes),
       publicUrl: config.publicUrl,
       accounts: config.accounts,
+      origins,
       requestLog: requestLogFor(db, config),
       builderCustomer: async (request) => {
         const key = request.headers['x-svc-api-client'];
@@ -126,6 +127,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             return (await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key)).customerId;
           },
           publicUrl: config.publicUrl,
+          rateLimits: runtime.rateLimits,
           relationLimit: config.relationLimit,
           embeddedIdLimit: config.embeddedIdLimit,
         })

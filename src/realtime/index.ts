@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
+import type { AppRateLimits } from '../runtime/http/rate-limits.ts';
 import { RealtimeHub } from './hub.ts';
 import type { FeedLogger } from './feed.ts';
 import type { RealtimeSettings } from './settings.ts';
@@ -27,6 +28,8 @@ export async function startRealtime(
     auth: EndUserAuth;
     builderCustomer(request: FastifyRequest): Promise<string>;
     publicUrl?: string | null;
+    /** The app routes' rate-limit counts: opening a stream counts as a request. */
+    rateLimits?: AppRateLimits;
     relationLimit?: number;
     embeddedIdLimit?: number;
     logger?: FeedLogger;
@@ -34,6 +37,6 @@ export async function startRealtime(
 ): Promise<Realtime> {
   const hub = new RealtimeHub(db, deps.settings, { relationLimit: deps.relationLimit, embeddedIdLimit: deps.embeddedIdLimit }, deps.logger);
   await hub.start();
-  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderCustomer: deps.builderCustomer, publicUrl: deps.publicUrl ?? null });
+  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderCustomer: deps.builderCustomer, publicUrl: deps.publicUrl ?? null, ...(deps.rateLimits ? { rateLimits: deps.rateLimits } : {}) });
   return { hub, plugin, close: () => hub.close() };
 }
