@@ -23,7 +23,7 @@ class Browser {
     const origin = new URL(url).origin;
     const cookies = this.#jar.get(origin) ?? new Map<string, string>();
     const header = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const headers = header ? { cookie: header } : {};
+    const headers: Record<string, string> = header ? { cookie: header } : {};
     // An application's own origin: Node resolves no `*.localhost`, so connect as a browser would.
     const response = new URL(url).hostname.endsWith('.localhost') ? await fetchAppOrigin(url, { headers }) : await fetch(url, { redirect: 'manual', headers });
     for (const raw of response.headers.getSetCookie()) {
