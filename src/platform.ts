@@ -103,6 +103,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       appFiles: new AppFiles(db, files, config.storage.appMaxFileBytes),
       publicUrl: config.publicUrl,
       accounts: config.accounts,
+      origins,
       requestLog: requestLogFor(db, config),
       builderPrincipal,
       relationLimit: config.relationLimit,
@@ -126,6 +127,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
           auth: runtime.auth,
           builderPrincipal,
           publicUrl: config.publicUrl,
+          rateLimits: runtime.rateLimits,
           relationLimit: config.relationLimit,
           embeddedIdLimit: config.embeddedIdLimit,
         })

@@ -79,6 +79,9 @@ export async function startRealtimeService(users: number, env: Record<string, st
       APPBUILDER_BOOTSTRAP_CLIENT_ID: BOOTSTRAP.id,
       APPBUILDER_BOOTSTRAP_CLIENT_SECRET: BOOTSTRAP.secret,
       APPBUILDER_APP_RATE_LIMIT: '100000000',
+      // Every subscriber connects from this machine's one address.
+      APPBUILDER_REALTIME_MAX_PER_ADDRESS: '100000',
+      APPBUILDER_REALTIME_MAX_PER_APP: '100000',
       APPBUILDER_TOKEN_RATE_LIMIT: '100000',
     });
     const admin = await ApiClient.login(service.url, { apiKey: BOOTSTRAP.id, secret: BOOTSTRAP.secret });

@@ -13,6 +13,7 @@ import { realtimeChangesTotal, realtimeConnections, realtimeSlowDroppedTotal, re
 import { TopicIndex } from './topics.ts';
 import { Visibility, type Audience, type RealtimeAction, type Verdict } from './visibility.ts';
 import type { RealtimeSettings } from './settings.ts';
+import { StreamSlots, type StreamSlot } from './stream-slots.ts';
 
 /** What a transport sends: a change (`id` is the event's number) or the reset that tells the client to reload. */
 export type OutEvent = { kind: 'change'; id: number; resource: string; action: RealtimeAction; record: Record<string, unknown> } | { kind: 'reset' } | { kind: 'ping' };
@@ -37,6 +38,8 @@ export interface Connection {
   /** Live changes held while a replay runs. */
   held: ChangeEvent[] | null;
   expiryTimer?: NodeJS.Timeout;
+  /** Its place in the counts of open streams (stream-slots.ts), given back when it is detached. */
+  slot?: StreamSlot;
 }
 
 /** Changes whose visibility statements may be in flight at once. */
@@ -80,7 +83,8 @@ export class RealtimeHub {
   private readonly audienceCount = new Map<CompiledApp, Map<string, number>>();
   /** Connections replaying (Last-Event-ID): live changes wait in their `held`. */
   private readonly replaying = new Set<Connection>();
-  private readonly perUser = new Map<string, number>();
+  /** Open streams per address, application and end user: taken at admission, before a stream opens. */
+  readonly slots: StreamSlots;
   private readonly visibility: Visibility;
   private feed: ChangeFeed | undefined;
   private ping: NodeJS.Timeout | undefined;
@@ -98,6 +102,7 @@ export class RealtimeHub {
     options: { relationLimit?: number; embeddedIdLimit?: number } = {},
     private logger?: FeedLogger,
   ) {
+    this.slots = new StreamSlots(settings);
     this.visibility = new Visibility(db, { ...options, onStatement: () => {
         this.visibilityStatements++;
         realtimeStatementsTotal.inc({ kind: 'visibility' });
@@ -142,17 +147,8 @@ export class RealtimeHub {
     }
   }
 
-  /** 429 when the end user already holds the most connections allowed. */
-  admit(applicationId: string, userId: string | null): void {
-    if (userId === null) return;
-    if ((this.perUser.get(`${applicationId} ${userId}`) ?? 0) >= this.settings.maxConnectionsPerUser) {
-      throw new Problem(429, `At most ${this.settings.maxConnectionsPerUser} realtime connections per end user.`);
-    }
-  }
-
-  /** Registers a connection; with `lastEventId`, first replays what it missed (or sends `reset`). */
+  /** Registers a connection (admitted before: its slot is taken); with `lastEventId`, first replays what it missed (or sends `reset`). */
   async attach(connection: Connection, lastEventId: number | null): Promise<void> {
-    this.admit(connection.applicationId, connection.userId);
     let connections = this.byApp.get(connection.applicationId);
     if (!connections) this.byApp.set(connection.applicationId, (connections = new Set()));
     connections.add(connection);
@@ -162,10 +158,6 @@ export class RealtimeHub {
     let counts = this.audienceCount.get(app);
     if (!counts) this.audienceCount.set(app, (counts = new Map()));
     counts.set(connection.audience.key, (counts.get(connection.audience.key) ?? 0) + 1);
-    if (connection.userId !== null) {
-      const key = `${connection.applicationId} ${connection.userId}`;
-      this.perUser.set(key, (this.perUser.get(key) ?? 0) + 1);
-    }
     if (lastEventId === null || !this.feed) return;
     connection.lastSent = lastEventId;
     connection.held = [];
@@ -200,18 +192,13 @@ export class RealtimeHub {
 
   detach(connection: Connection): void {
     clearTimeout(connection.expiryTimer);
+    connection.slot?.release();
     const connections = this.byApp.get(connection.applicationId);
     if (!connections?.delete(connection)) return;
     realtimeConnections.dec();
     if (connections.size === 0) this.byApp.delete(connection.applicationId);
     this.topics.remove(connection, connection.topics);
     this.replaying.delete(connection);
-    if (connection.userId !== null) {
-      const key = `${connection.applicationId} ${connection.userId}`;
-      const left = (this.perUser.get(key) ?? 1) - 1;
-      if (left > 0) this.perUser.set(key, left);
-      else this.perUser.delete(key);
-    }
     const app = connection.served.compiled;
     const counts = this.audienceCount.get(app);
     const left = (counts?.get(connection.audience.key) ?? 1) - 1;

@@ -5,6 +5,7 @@ import type { Db } from '../storage/db.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
 import type { BuilderOf } from '../runtime/http/app-caller.ts';
+import type { AppRateLimits } from '../runtime/http/rate-limits.ts';
 import { RealtimeHub } from './hub.ts';
 import type { FeedLogger } from './feed.ts';
 import type { RealtimeSettings } from './settings.ts';
@@ -29,6 +30,8 @@ export async function startRealtime(
     /** The holder of a request's management credentials (role, projects): checked on every stream (runtime/http/app-caller.ts). */
     builderPrincipal: BuilderOf;
     publicUrl?: string | null;
+    /** The app routes' rate-limit counts: opening a stream counts as a request. */
+    rateLimits?: AppRateLimits;
     relationLimit?: number;
     embeddedIdLimit?: number;
     logger?: FeedLogger;
@@ -36,6 +39,6 @@ export async function startRealtime(
 ): Promise<Realtime> {
   const hub = new RealtimeHub(db, deps.settings, { relationLimit: deps.relationLimit, embeddedIdLimit: deps.embeddedIdLimit }, deps.logger);
   await hub.start();
-  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderPrincipal: deps.builderPrincipal, publicUrl: deps.publicUrl ?? null });
+  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderPrincipal: deps.builderPrincipal, publicUrl: deps.publicUrl ?? null, ...(deps.rateLimits ? { rateLimits: deps.rateLimits } : {}) });
   return { hub, plugin, close: () => hub.close() };
 }

@@ -9,6 +9,10 @@ export interface RealtimeSettings {
   maxSubscriptions: number;
   /** Open connections per end user (APPBUILDER_REALTIME_MAX_CONNECTIONS, default 10). */
   maxConnectionsPerUser: number;
+  /** Open connections from one client address, IPv6 by /64, signed in or not (APPBUILDER_REALTIME_MAX_PER_ADDRESS, default 100). */
+  maxPerAddress: number;
+  /** Open connections to one application in this process (APPBUILDER_REALTIME_MAX_PER_APP, default 10000). */
+  maxPerApplication: number;
   /** Bytes a connection may leave unsent before it is dropped as a slow consumer (APPBUILDER_REALTIME_MAX_BUFFER, default 1 MiB). */
   maxBufferedBytes: number;
   /** How often open connections' tokens are checked again for revocation, ms (APPBUILDER_REALTIME_REVALIDATE_MS, default 30000). */
@@ -20,6 +24,8 @@ export const DEFAULT_REALTIME_SETTINGS: RealtimeSettings = {
   pingMs: 25_000,
   maxSubscriptions: 100,
   maxConnectionsPerUser: 10,
+  maxPerAddress: 100,
+  maxPerApplication: 10_000,
   maxBufferedBytes: 1 << 20,
   revalidateMs: 30_000,
 };
@@ -36,6 +42,8 @@ export function loadRealtimeSettings(env: NodeJS.ProcessEnv): RealtimeSettings {
     pingMs: positive(env.APPBUILDER_REALTIME_PING_MS, d.pingMs),
     maxSubscriptions: positive(env.APPBUILDER_REALTIME_MAX_SUBSCRIPTIONS, d.maxSubscriptions),
     maxConnectionsPerUser: positive(env.APPBUILDER_REALTIME_MAX_CONNECTIONS, d.maxConnectionsPerUser),
+    maxPerAddress: positive(env.APPBUILDER_REALTIME_MAX_PER_ADDRESS, d.maxPerAddress),
+    maxPerApplication: positive(env.APPBUILDER_REALTIME_MAX_PER_APP, d.maxPerApplication),
     maxBufferedBytes: positive(env.APPBUILDER_REALTIME_MAX_BUFFER, d.maxBufferedBytes),
     revalidateMs: positive(env.APPBUILDER_REALTIME_REVALIDATE_MS, d.revalidateMs),
   };

@@ -2,7 +2,9 @@
 // (Server-Sent Events) and `GET {app api}/realtime/ws` (WebSocket, @fastify/websocket). Both
 // authenticate as every app route (bearer header, or `?token=` for EventSource, which cannot set
 // headers: the request log keeps paths only, api/logging.ts), and hand their connection to the hub.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Opening a stream counts in the app rate limit like any request, and holds a slot (stream-slots.ts)
+// per address, application and end user until it closes: 429 beyond, with Retry-After.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import { decodeJwt } from 'jose';
@@ -13,9 +15,11 @@ import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
 import { admitBuilder, hasManagementCredentials, type BuilderOf } from '../runtime/http/app-caller.ts';
 import type { AccessClaims } from '../runtime/accounts/sessions.ts';
 import { UPLOAD_PATH } from '../runtime/http/upload-route.ts';
+import { addressKey, type AppRateLimits } from '../runtime/http/rate-limits.ts';
 import { outsideRequests } from '../storage/request-scope.ts';
 import type { Connection, OutEvent, RealtimeHub } from './hub.ts';
 import type { Audience } from './visibility.ts';
+import type { StreamSlot } from './stream-slots.ts';
 
 export interface RealtimeRouteOptions {
   appsPath: string;
@@ -25,6 +29,8 @@ export interface RealtimeRouteOptions {
   /** The holder of the management credentials these headers carry (role, projects); throws 401 when they are bad. */
   builderPrincipal: BuilderOf;
   publicUrl?: string | null;
+  /** APPBUILDER_APP_RATE_LIMIT's counts, shared with the app routes: opening a stream is a request. */
+  rateLimits?: AppRateLimits;
 }
 
 /** Who subscribes, resolved before the stream opens (so refusals are ordinary problem answers). */
@@ -38,6 +44,7 @@ interface Subscriber {
   audience: Audience;
   topics: string[];
   lastEventId: number | null;
+  slot: StreamSlot;
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
@@ -57,38 +64,48 @@ function lastEventIdOf(request: FastifyRequest): number | null {
   return n;
 }
 
-async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptions): Promise<Subscriber> {
+/** `sse`: the SSE route, whose topics are all in the query (a WebSocket may subscribe later). */
+async function subscriberOf(request: FastifyRequest, reply: FastifyReply, options: RealtimeRouteOptions, sse: boolean): Promise<Subscriber> {
+  options.rateLimits?.anonymous(request, reply);
   const { applicationId, version } = request.params as Params;
   const serverVersion = VERSION.exec(version)?.[1];
   const served = serverVersion && /^[0-9a-f-]{36}$/i.test(applicationId) ? await options.registry.resolve(applicationId, serverVersion) : null;
-  if (!served) throw notFound(`No published version ${version} of application ${applicationId}.`);
+  if (!served) {
+    options.rateLimits?.unserved(request, reply);
+    throw notFound(`No published version ${version} of application ${applicationId}.`);
+  }
   const query = request.query as Query;
   const origin = (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
   const filesUrl = `${origin}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
-  let caller: Caller = { kind: 'anonymous' };
-  let token: string | null = null;
+  const token: string | null = hasManagementCredentials(request) ? null : (/^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? query.token ?? null);
   let claims: AccessClaims | null = null;
-  if (hasManagementCredentials(request)) {
-    // Management credentials act as the app's administrator (rules bypassed), as on every app
-    // route, when their customer, projects and role admit them: a stream is a read (viewer and up).
-    admitBuilder(await options.builderPrincipal(request), served, true, 'A realtime stream');
-    caller = { kind: 'admin' };
-  } else {
-    token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? query.token ?? null;
-    if (token) {
-      const verified = await options.auth.verifyWithClaims(served.compiled, token);
-      if (!verified) throw unauthorized('The token is not valid for this application (expired, revoked or another app\'s); log in again.');
-      caller = { kind: 'user', user: verified.user };
-      claims = verified.claims;
+  const resolveCaller = async (): Promise<Caller> => {
+    if (hasManagementCredentials(request)) {
+      // Management credentials act as the app's administrator (rules bypassed), as on every app
+      // route, when their customer, projects and role admit them: a stream is a read (viewer and up).
+      admitBuilder(await options.builderPrincipal(request), served, true, 'A realtime stream');
+      return { kind: 'admin' };
     }
-  }
+    if (!token) return { kind: 'anonymous' };
+    const verified = await options.auth.verifyWithClaims(served.compiled, token);
+    if (!verified) throw unauthorized('The token is not valid for this application (expired, revoked or another app\'s); log in again.');
+    claims = verified.claims;
+    return { kind: 'user', user: verified.user };
+  };
+  const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());
   const who = caller.kind === 'user' ? `user ${JSON.stringify(caller.user)}` : caller.kind;
   const audience: Audience = { key: kept(`${who} ${filesUrl}`), auth: caller.kind === 'user' ? caller.user : null, bypassRules: caller.kind === 'admin', filesUrl: kept(filesUrl) };
   const topics = topicsOf(query.subscribe);
+  if (sse && topics.length === 0) throw new Problem(400, 'Name at least one topic: ?subscribe=toDos,users/{id}.', [{ path: '/subscribe', message: 'is required' }]);
   options.hub.checkTopics(served.compiled, topics);
-  const userId = caller.kind === 'user' ? String(caller.user.id) : null;
-  options.hub.admit(applicationId, userId);
-  return { served, applicationId, caller, token, claims, audience, topics, lastEventId: lastEventIdOf(request) };
+  const lastEventId = lastEventIdOf(request);
+  // Last: nothing after it refuses the stream. The slot is given back when the socket closes,
+  // whichever way (also when the stream never opened), or when the hub detaches the connection.
+  const slot = options.hub.slots.take(applicationId, addressKey(request.ip), caller.kind === 'user' ? String(caller.user.id) : null, reply);
+  const socket = request.raw.socket;
+  if (socket.destroyed) slot.release();
+  else socket.once('close', () => slot.release());
+  return { served, applicationId, caller, token, claims, audience, topics, lastEventId, slot };
 }
 
 /** Milliseconds until the token's `exp` (null: none). */
@@ -125,6 +142,7 @@ function connectionBase(s: Subscriber, options: RealtimeRouteOptions, io: { writ
     stillValid: async () => !claims || (await options.auth.stillLive(served.compiled, claims)) !== null,
     lastSent: 0,
     held: null,
+    slot: s.slot,
   };
   const expiry = msToExpiry(s.token);
   // Past its token's expiry a subscriber is disconnected (a timer can wait at most ~24.8 days).
@@ -193,13 +211,12 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
     hub.adoptLogger(fastify.log);
     await fastify.register(websocket, { options: { maxPayload: 64 * 1024 } });
     // Before the stream opens or the socket upgrades: refusals are problem answers (401, 404, 400, 429).
-    const preValidation = async (request: FastifyRequest) => {
-      subscribers.set(request, await subscriberOf(request, options));
+    const preValidation = (sse: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+      subscribers.set(request, await subscriberOf(request, reply, options, sse));
     };
 
-    fastify.get(base, { schema: { hide: true }, preValidation }, async (request, reply) => {
+    fastify.get(base, { schema: { hide: true }, preValidation: preValidation(true) }, async (request, reply) => {
       const s = subscribers.get(request)!;
-      if (s.topics.length === 0) throw new Problem(400, 'Name at least one topic: ?subscribe=toDos,users/{id}.', [{ path: '/subscribe', message: 'is required' }]);
       // The stream leaves Node's and Fastify's objects for the request (its ServerResponse, and
       // through that Fastify's reply, request and logger: ~4 KB a subscriber, held while it stays
       // open): the head and the events go to the socket, which the response is detached from.
@@ -216,7 +233,7 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
       await outsideRequests(() => streamEvents(socket, s, options));
     });
 
-    fastify.get(`${base}/ws`, { websocket: true, schema: { hide: true }, preValidation }, (socket, request) => {
+    fastify.get(`${base}/ws`, { websocket: true, schema: { hide: true }, preValidation: preValidation(false) }, (socket, request) => {
       const s = subscribers.get(request)!;
       const send = (message: object) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
       const connection = connectionBase(s, options, {

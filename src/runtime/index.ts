@@ -27,6 +27,7 @@ import { fileRoutes } from './http/file-routes.ts';
 import type { AppFiles } from '../files/app-files.ts';
 import type { AppValuesSource } from '../secrets/app-values.ts';
 import type { RequestLogWriter } from '../monitoring/request-log.ts';
+import type { AppOrigins } from '../tools/app-origin.ts';
 
 export type { EventRunner, TriggerEvent } from './runs/runner.ts';
 
@@ -37,6 +38,8 @@ export interface Runtime {
   afterCommit: AfterCommit;
   /** Runs event and schedule triggers' actions (as the system), stores and counts each run. */
   runner: EventRunner;
+  /** APPBUILDER_APP_RATE_LIMIT's counts: realtime streams are counted in them too (realtime/transports.ts). */
+  rateLimits: AppRateLimits;
   plugin(appsPath: string): (fastify: FastifyInstance) => Promise<void>;
 }
 
@@ -64,6 +67,11 @@ export interface RuntimeOptions {
   publicUrl?: string | null;
   /** End-user sessions and mails (DESIGN §18; accounts/settings.ts); the defaults when left out. */
   accounts?: AccountSettings;
+  /**
+   * Each application's own origin, from configuration: where OpenID sign-ins answer and return,
+   * and what account mails link to. None: those routes answer 503 (no trustworthy origin).
+   */
+  origins?: AppOrigins;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -75,11 +83,14 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
   const runs = new RunStore(db);
   const runner = new ActionRunner(db, afterCommit, runs, {}, options.appValues);
   const limits = options.rateLimits ?? NO_RATE_LIMITS;
+  const rateLimits = new AppRateLimits(limits.appPerMinute);
+  const origins = options.origins ?? null;
   return {
     registry,
     auth,
     afterCommit,
     runner: { runEventTrigger: (served, trigger, event) => runner.runEventTrigger(served, trigger, event) },
+    rateLimits,
     plugin: (appsPath) => async (fastify) => {
       // HTTP-trigger runs are stored just after their requests (runs/run-buffer.ts): written before the service stops.
       fastify.addHook('onClose', () => runs.flush());
@@ -89,21 +100,22 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
       fastify.addHook('onClose', async () => mailer.close());
       // Writes made with management credentials are audited once answered (access/audit.ts).
       recordAppWrites(fastify, db);
+      const emails = new AccountEmails(db, mailer, accounts, origins);
       await generatedAppsPlugin({
         appsPath,
         registry,
         auth,
         builderPrincipal: options.builderPrincipal,
         appValues: options.appValues,
-        rateLimits: new AppRateLimits(limits.appPerMinute),
+        rateLimits,
         requestLog: options.requestLog,
         publicUrl: options.publicUrl ?? null,
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
-          authRoutes(auth, new LoginThrottle(limits), mfa),
-          accountProviderRoutes({ db, auth, afterCommit, mfa, limits }),
-          accountRoutes(auth, new AccountEmails(db, mailer, accounts), new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),
+          authRoutes(auth, new LoginThrottle(limits), mfa, emails),
+          accountProviderRoutes({ db, auth, afterCommit, mfa, limits, origins }),
+          accountRoutes(auth, emails, new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),
           docsRoutes(appsPath, limits, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           clientRoutes(),
           triggerRoutes(runner),

@@ -35,7 +35,8 @@ describe.skipIf(noChromium)('provider buttons and the code step in the generated
     const files = Object.entries(unzipSync((await downloadBundle(tenant, app.id)).bytes)).map(([path, data]) => ({ path, content: strFromU8(data) }));
     site = await serveBundle(configure(files, apiPath(t, app.id, app.serverVersion)), t.baseUrl);
 
-    provider = await startTestProvider([`${api.base}/auth/oauth/test/callback`]);
+    // The provider sends the browser back to the app's own origin (Chromium resolves `*.localhost` itself).
+    provider = await startTestProvider([`${t.platform.origins.of(app.id)}/api/v${app.serverVersion}/auth/oauth/test/callback`]);
     const put = async (path: string, value: string) => expect((await tenant.api.put(`/v1/applications/${app.id}/${path}`, { value })).status).toBe(201);
     await put('secrets/OIDC_TEST_SECRET', provider.clientSecret);
     await put('variables/AUTH_PROVIDERS', JSON.stringify([{ name: 'test', displayName: 'Test ID', issuer: provider.issuer, clientId: provider.clientId, clientSecret: 'OIDC_TEST_SECRET' }]));

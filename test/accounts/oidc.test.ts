@@ -1,6 +1,8 @@
 // Issue 25 (part B): sign-in with OpenID Connect against a real provider (`oidc-provider`)
 // started on a loopback port. The test is the browser: it follows every redirect with a cookie
 // jar, from the app's start route through the provider's login and consent to the app's callback.
+// Start and callback are on the application's own origin (`http://{id}.localhost:{port}`), reached
+// as a browser would (test/support/app-origin.ts); the other routes on the shared path form.
 import { parseSetCookie } from 'cookie';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
 import { publish, ServedApi, todoScodeWithoutEvents, type Page, type ProblemBody, type Rec } from '../runtime/served-app.ts';
 import { startTestProvider, type TestAccount, type TestProvider } from './oidc-provider.ts';
+import { fetchAppOrigin } from '../support/app-origin.ts';
 
 /** A browser: cookies per origin, redirects followed by hand so each hop can be looked at. */
 class Browser {
@@ -20,7 +23,9 @@ class Browser {
     const origin = new URL(url).origin;
     const cookies = this.#jar.get(origin) ?? new Map<string, string>();
     const header = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(url, { redirect: 'manual', headers: header ? { cookie: header } : {} });
+    const headers: Record<string, string> = header ? { cookie: header } : {};
+    // An application's own origin: Node resolves no `*.localhost`, so connect as a browser would.
+    const response = new URL(url).hostname.endsWith('.localhost') ? await fetchAppOrigin(url, { headers }) : await fetch(url, { redirect: 'manual', headers });
     for (const raw of response.headers.getSetCookie()) {
       this.setCookies.push(raw);
       const cookie = parseSetCookie(raw);
@@ -61,6 +66,8 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
   let tenant: Tenant;
   let api: ServedApi;
   let provider: TestProvider;
+  /** The version on the app's own origin: where sign-ins start and come back. */
+  let own: string;
   let callback: string;
   const allowBefore = process.env.APPBUILDER_HTTP_ALLOW;
 
@@ -68,7 +75,7 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
   async function signIn(account: TestAccount, query = ''): Promise<{ response: Response; browser: Browser; hops: string[] }> {
     provider.signInAs(account);
     const browser = new Browser();
-    const { response, hops } = await browser.follow(`${api.base}/auth/oauth/test${query}`);
+    const { response, hops } = await browser.follow(`${own}/auth/oauth/test${query}`);
     return { response: response!, browser, hops };
   }
 
@@ -76,7 +83,7 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
   async function untilCallback(account: TestAccount): Promise<{ browser: Browser; callbackUrl: string }> {
     provider.signInAs(account);
     const browser = new Browser();
-    const { url } = await browser.follow(`${api.base}/auth/oauth/test`, (location) => location.startsWith(`${callback}?`));
+    const { url } = await browser.follow(`${own}/auth/oauth/test`, (location) => location.startsWith(`${callback}?`));
     expect(url.startsWith(`${callback}?`)).toBe(true);
     return { browser, callbackUrl: url };
   }
@@ -89,7 +96,8 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
     const app = await createTodoApp(tenant, todoScodeWithoutEvents());
     await publish(tenant, app.id);
     api = new ServedApi(t, tenant, app.id, app.serverVersion);
-    callback = `${api.base}/auth/oauth/test/callback`;
+    own = `${t.platform.origins.of(app.id)}/api/v${app.serverVersion}`;
+    callback = `${own}/auth/oauth/test/callback`;
     provider = await startTestProvider([callback]);
     const put = async (path: string, value: string) => {
       const reply = await tenant.api.put(`/v1/applications/${app.id}/${path}`, { value });
@@ -108,7 +116,7 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
   it('lists the provider with its start and callback URLs', async () => {
     const reply = await api.get<{ items: Array<Record<string, string>> }>('/auth/providers');
     expect(reply.status).toBe(200);
-    expect(reply.body.items).toEqual([{ name: 'test', displayName: 'Test ID', startUrl: `${api.base}/auth/oauth/test`, callbackUrl: callback }]);
+    expect(reply.body.items).toEqual([{ name: 'test', displayName: 'Test ID', startUrl: `${own}/auth/oauth/test`, callbackUrl: callback }]);
   });
 
   it('documents the provider and second-factor routes in the version\'s OpenAPI document', async () => {
@@ -223,10 +231,10 @@ describe.each(await availableDrivers())('sign-in with an OpenID provider on %s',
   });
 
   it('returns the browser to an allowed redirect with the tokens in the fragment, and refuses another origin', async () => {
-    const target = `${new URL(api.base).origin}/my-frontend/`;
+    const target = `${new URL(own).origin}/my-frontend/`;
     provider.signInAs({ sub: 'dora-1', email: 'dora@example.test', email_verified: true, name: 'Dora' });
     // The app's last answer is a 302 to the frontend, where the test stops (it serves no page).
-    const { response, url } = await new Browser().follow(`${api.base}/auth/oauth/test?redirect=${encodeURIComponent(target)}`, (location) => location.startsWith(target));
+    const { response, url } = await new Browser().follow(`${own}/auth/oauth/test?redirect=${encodeURIComponent(target)}`, (location) => location.startsWith(target));
     expect(response).toBeNull();
     const landed = new URL(url);
     expect(`${landed.origin}${landed.pathname}`).toBe(target);

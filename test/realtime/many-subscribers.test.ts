@@ -60,7 +60,7 @@ describe.each(await availableDrivers())('many subscribers, concurrent writes, on
 
   beforeAll(async () => {
     t = await startTestPlatform(driver, {
-      realtime: { retentionSeconds: 60, pingMs: 60_000, maxSubscriptions: 10, maxConnectionsPerUser: 10, maxBufferedBytes: 1 << 20, revalidateMs: 60_000 },
+      realtime: { retentionSeconds: 60, pingMs: 60_000, maxSubscriptions: 10, maxConnectionsPerUser: 10, maxPerAddress: 1000, maxPerApplication: 10_000, maxBufferedBytes: 1 << 20, revalidateMs: 60_000 },
     });
     tenant = await createTenant(t, 'Many');
     const app = await createTodoApp(tenant, todoScodeWithoutEvents());

@@ -57,7 +57,7 @@ describe.each(await availableDrivers())('realtime on %s', (driver) => {
 
   beforeAll(async () => {
     t = await startTestPlatform(driver, {
-      realtime: { retentionSeconds: 2, pingMs: 200, maxSubscriptions: 3, maxConnectionsPerUser: 4, maxBufferedBytes: 1 << 20, revalidateMs: 300 },
+      realtime: { retentionSeconds: 2, pingMs: 200, maxSubscriptions: 3, maxConnectionsPerUser: 4, maxPerAddress: 1000, maxPerApplication: 10_000, maxBufferedBytes: 1 << 20, revalidateMs: 300 },
     });
     tenant = await createTenant(t, 'Realtime');
     const app = await createTodoApp(tenant, definition());

@@ -24,7 +24,7 @@ describe('slow realtime consumers are dropped, not buffered (PGlite)', () => {
 
   beforeAll(async () => {
     t = await startTestPlatform('pglite', {
-      realtime: { retentionSeconds: 60, pingMs: 60_000, maxSubscriptions: 10, maxConnectionsPerUser: 10, maxBufferedBytes: LIMIT, revalidateMs: 60_000 },
+      realtime: { retentionSeconds: 60, pingMs: 60_000, maxSubscriptions: 10, maxConnectionsPerUser: 10, maxPerAddress: 1000, maxPerApplication: 10_000, maxBufferedBytes: LIMIT, revalidateMs: 60_000 },
     });
     tenant = await createTenant(t, 'Slow');
     const app = await createTodoApp(tenant, todoScodeWithoutEvents());

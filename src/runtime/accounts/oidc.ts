@@ -3,7 +3,9 @@
 // - start: a random state, verifier and nonce; the row (by the state's sha256) is kept ten minutes
 //   in the control plane (any process may take the callback), and the state itself goes to the
 //   browser in an httpOnly cookie scoped to the callback path: the callback must come back in
-//   the browser that started it (no login CSRF by handing someone a callback URL).
+//   the browser that started it (no login CSRF by handing someone a callback URL). Start and
+//   callback answer on the app's own origin only, and send tokens nowhere but to it or the
+//   origins its AUTH_REDIRECT_ORIGINS lists.
 // - callback: the state must match the cookie and a live row, which is deleted (single use);
 //   the code is exchanged with the verifier, the ID token validated (issuer, audience, signature,
 //   nonce) by openid-client; then the linked user, else the user with that email when the
@@ -13,14 +15,14 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../storage/db.ts';
 import { ident } from '../../storage/sql.ts';
-import { Problem, badRequest, forbidden, unauthorized, unprocessable } from '../../errors.ts';
+import { Problem, badRequest, forbidden, notFound, unauthorized, unprocessable } from '../../errors.ts';
 import type { AppValues } from '../../secrets/app-values.ts';
 import type { AfterCommit } from '../http/after-commit.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { createRecord } from '../writes/records.ts';
 import { checkSignupRules } from '../writes/signup-rules.ts';
 import { readPlainRecord, type PlainRecord } from '../writes/plain-record.ts';
-import { allowedRedirectOrigins, configurationOf, loadOpenIdClient, providerNamed, type Provider } from './providers.ts';
+import { allowedRedirectOrigins, configurationOf, httpOrigin, loadOpenIdClient, providerNamed, type Provider } from './providers.ts';
 
 const STATE_TTL_SECONDS = 600;
 export const STATE_COOKIE = 'appbuilder_oidc_state';
@@ -28,11 +30,23 @@ const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
-/** Where a flow runs: the version's base URL (`https://host/apps/{id}/api/v1.0.0`) and the app's values. */
+/** Where a flow runs: the version's base URL on the app's own origin (`http://{id}.localhost:8080/api/v1.0.0`) and the app's values. */
 export interface FlowPlace {
   app: CompiledApp;
+  /** Built from configuration (tools/app-origin.ts), never from the request: the provider's callback and the redirects' origin. */
   versionUrl: string;
   values?: AppValues;
+  /** Whether the request came to the app's own origin (its `Host`): the flow's cookie and redirects live there only. */
+  onOwnOrigin: boolean;
+}
+
+/**
+ * The start and the callback answer on the app's own origin only: the state cookie they set and
+ * read, and the browser they send back with tokens, belong to that origin, never to the shared
+ * one every customer's app answers on.
+ */
+function requireOwnOrigin(place: FlowPlace, url: string): void {
+  if (!place.onOwnOrigin) throw notFound(`Sign-in with a provider is answered on the application's own origin only: ${url}`, '/host');
 }
 
 export const callbackUrl = (place: FlowPlace, provider: string) => `${place.versionUrl}/auth/oauth/${provider}/callback`;
@@ -42,19 +56,21 @@ function stateCookie(place: FlowPlace, provider: string, value: string, maxAge: 
   return stringifySetCookie({ name: STATE_COOKIE, value, path: url.pathname, httpOnly: true, sameSite: 'lax', secure: url.protocol === 'https:', maxAge });
 }
 
-/** `redirect` of a start: an absolute URL on the API's own origin or one of AUTH_REDIRECT_ORIGINS. */
-function checkedRedirect(place: FlowPlace, redirect: unknown): string | null {
+/**
+ * `redirect` of a start, where the callback sends the browser with the session's tokens: an
+ * absolute http(s) URL on the application's own origin (`ownOrigin`) or one its
+ * AUTH_REDIRECT_ORIGINS variable lists; anything else is a 400 naming `/redirect` (another
+ * customer's app on the shared origin or on its own would receive the tokens).
+ */
+export function checkedRedirect(redirect: unknown, ownOrigin: string, values: AppValues | undefined): string | null {
   if (redirect === undefined || redirect === '') return null;
   const refuse = (message: string) => badRequest('The redirect is not allowed.', [{ path: '/redirect', message }]);
   if (typeof redirect !== 'string') throw refuse('must be one URL');
-  let url: URL;
-  try {
-    url = new URL(redirect);
-  } catch {
-    throw refuse('must be an absolute URL');
-  }
-  const allowed = allowedRedirectOrigins(place.values, new URL(place.versionUrl).origin);
-  if (!allowed.has(url.origin)) throw refuse(`must be on ${[...allowed].join(' or ')} (list more origins in the AUTH_REDIRECT_ORIGINS variable)`);
+  const origin = httpOrigin(redirect);
+  if (!origin) throw refuse('must be an absolute http(s) URL');
+  const allowed = allowedRedirectOrigins(values, ownOrigin);
+  if (!allowed.has(origin)) throw refuse(`must be on ${[...allowed].join(' or ')} (list more origins in the AUTH_REDIRECT_ORIGINS variable)`);
+  const url = new URL(redirect);
   url.hash = '';
   return url.toString();
 }
@@ -62,7 +78,8 @@ function checkedRedirect(place: FlowPlace, redirect: unknown): string | null {
 /** `GET /auth/oauth/{provider}`: where to send the browser, and the cookie that binds the state to it. */
 export async function startSignIn(db: Db, place: FlowPlace, providerName: string, redirect: unknown): Promise<{ location: string; cookie: string }> {
   const provider = providerNamed(place.values, providerName);
-  const target = checkedRedirect(place, redirect);
+  const target = checkedRedirect(redirect, new URL(place.versionUrl).origin, place.values);
+  requireOwnOrigin(place, `${place.versionUrl}/auth/oauth/${provider.name}`);
   const config = await configurationOf(place.app.applicationId, provider);
   const client = await loadOpenIdClient();
   const state = client.randomState();
@@ -118,6 +135,7 @@ export async function finishSignIn(
   cookieHeader: string | undefined,
 ): Promise<CallbackResult> {
   const provider = providerNamed(place.values, providerName);
+  requireOwnOrigin(place, callbackUrl(place, provider.name));
   const params = queryString(query);
   const state = params.get('state');
   const fromCookie = cookieHeader ? parseCookie(cookieHeader)[STATE_COOKIE] : undefined;

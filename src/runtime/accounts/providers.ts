@@ -176,16 +176,28 @@ export function configurationOf(applicationId: string, provider: Provider): Prom
   return config;
 }
 
-/** The origins a sign-in may return the browser to: the API's own and AUTH_REDIRECT_ORIGINS. */
+/** `scheme://host[:port]` of an http(s) URL, else null (`javascript:` and `data:` URLs have the origin `null`). */
+export function httpOrigin(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The origins a sign-in may return the browser to, tokens in hand: the application's own and those
+ * its AUTH_REDIRECT_ORIGINS variable lists (a comma list of `scheme://host[:port]`, matched exactly).
+ * Never the service's shared origin, where every other customer's app answers too.
+ */
 export function allowedRedirectOrigins(values: AppValues | undefined, ownOrigin: string): Set<string> {
   const listed = (values?.env[REDIRECT_ORIGINS_VARIABLE] ?? '').split(/[\s,]+/).filter(Boolean);
   const origins = new Set([ownOrigin]);
   for (const entry of listed) {
-    try {
-      origins.add(new URL(entry).origin);
-    } catch {
-      // An entry that is not a URL allows nothing.
-    }
+    // An entry that is not an http(s) origin allows nothing.
+    const origin = httpOrigin(entry);
+    if (origin) origins.add(origin);
   }
   return origins;
 }

@@ -81,7 +81,10 @@ export function accountRoutes(auth: EndUserAuth, emails: AccountEmails, limits: 
       }),
       limited('/auth/email/request', userOrNone, async (request) => {
         const userId = signedIn(request);
-        return { status: 202, body: emails.emailRequest(request, userId, normaliseEmail(bodyOf(request).newEmail, '/newEmail')) };
+        const body = bodyOf(request);
+        const newEmail = normaliseEmail(body.newEmail, '/newEmail');
+        const { signedInAtMs } = await claimsOf(auth, request);
+        return { status: 202, body: await emails.emailRequest(request, userId, newEmail, { currentPassword: body.currentPassword, signedInAtMs }) };
       }),
       limited('/auth/email/confirm', tokenKey('token'), async (request) => ({ status: 200, body: await emails.emailConfirm(request, tokenOf(bodyOf(request), 'token')) })),
     ];

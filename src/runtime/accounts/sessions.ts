@@ -59,13 +59,16 @@ export interface AccessClaims {
   sid?: string;
   /** Issue time in milliseconds (`iat` is whole seconds: a reset and a new log-in may share one). */
   issuedAtMs: number;
+  /** When the session's user signed in (`auth_time`, kept across refreshes), ms; absent on older tokens. */
+  signedInAtMs?: number;
 }
 
 export const sha256 = (value: string): string => createHash('sha256').update(value).digest('base64url');
 export const randomToken = (): string => randomBytes(32).toString('base64url');
 
-async function signAccessToken(ctx: SessionContext, userId: string, sessionId: string): Promise<string> {
-  return new SignJWT({ sid: sessionId, ims: Date.now() })
+/** `signedInAtMs`: the session's sign-in (`auth_time`, whole seconds as OpenID Connect has it), not the refresh. */
+async function signAccessToken(ctx: SessionContext, userId: string, sessionId: string, signedInAtMs: number): Promise<string> {
+  return new SignJWT({ sid: sessionId, ims: Date.now(), auth_time: Math.floor(signedInAtMs / 1000) })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(userId)
     .setAudience(`app:${ctx.app.applicationId}`)
@@ -88,12 +91,13 @@ async function newRefreshToken(executor: Executor, sessionId: string): Promise<s
 /** Issues an access token and a new refresh-token family for `user`: what log-in, OIDC callback and MFA completion all answer. */
 export async function issueSession(ctx: SessionContext, user: PlainRecord): Promise<IssuedSession> {
   const sessionId = uuidv7();
+  const signedInAt = new Date();
   const refreshToken = await ctx.db.kysely.transaction().execute(async (trx) => {
-    await sql`insert into appbuilder.end_user_sessions (id, application_id, user_id, expires_at)
-      values (${sessionId}, ${ctx.app.applicationId}, ${user.id}, now() + make_interval(secs => ${ctx.settings.refreshTtlSeconds}))`.execute(trx);
+    await sql`insert into appbuilder.end_user_sessions (id, application_id, user_id, created_at, expires_at)
+      values (${sessionId}, ${ctx.app.applicationId}, ${user.id}, ${signedInAt}, now() + make_interval(secs => ${ctx.settings.refreshTtlSeconds}))`.execute(trx);
     return newRefreshToken(trx, sessionId);
   });
-  return { token: await signAccessToken(ctx, user.id, sessionId), refreshToken, user: await profileOf(ctx, user) };
+  return { token: await signAccessToken(ctx, user.id, sessionId, signedInAt.getTime()), refreshToken, user: await profileOf(ctx, user) };
 }
 
 const STOLEN = 'This refresh token was already used, so it may have been stolen: its session is ended. Log in again.';
@@ -106,8 +110,8 @@ const REFUSED = 'The refresh token is not valid (unknown, expired or logged out)
 export async function refreshSession(ctx: SessionContext, refreshToken: string): Promise<IssuedSession> {
   const outcome = await ctx.db.kysely.transaction().execute(async (trx) => {
     // The row lock orders two refreshes with the same token: the second one sees it used.
-    const found = await sql<{ session_id: string; used: boolean; user_id: string; live: boolean }>`
-      select t.session_id, t.used_at is not null as used, s.user_id,
+    const found = await sql<{ session_id: string; used: boolean; user_id: string; live: boolean; created_at: Date | string }>`
+      select t.session_id, t.used_at is not null as used, s.user_id, s.created_at,
         (s.revoked_at is null and s.expires_at > now()) as live
       from appbuilder.end_user_refresh_tokens t join appbuilder.end_user_sessions s on s.id = t.session_id
       where t.token_hash = ${sha256(refreshToken)} and s.application_id = ${ctx.app.applicationId}
@@ -126,14 +130,14 @@ export async function refreshSession(ctx: SessionContext, refreshToken: string):
     await sql`update appbuilder.end_user_refresh_tokens set used_at = now() where token_hash = ${sha256(refreshToken)}`.execute(trx);
     await sql`update appbuilder.end_user_sessions set last_used_at = now(),
       expires_at = now() + make_interval(secs => ${ctx.settings.refreshTtlSeconds}) where id = ${row.session_id}`.execute(trx);
-    return { user, sessionId: row.session_id, refreshToken: await newRefreshToken(trx, row.session_id) } as const;
+    return { user, sessionId: row.session_id, signedInAtMs: new Date(row.created_at).getTime(), refreshToken: await newRefreshToken(trx, row.session_id) } as const;
   });
   if ('refused' in outcome) {
     if ('userId' in outcome && outcome.userId) forgetUser(ctx.app, outcome.userId);
     throw unauthorized(outcome.refused);
   }
   return {
-    token: await signAccessToken(ctx, outcome.user.id, outcome.sessionId),
+    token: await signAccessToken(ctx, outcome.user.id, outcome.sessionId, outcome.signedInAtMs),
     refreshToken: outcome.refreshToken,
     user: await profileOf(ctx, outcome.user),
   };

@@ -1,9 +1,12 @@
 // The mails of the account flows: a subject, a text and an HTML body per kind, with defaults that
 // need nothing set. An application replaces any of them with its variables (DESIGN §11; read per
 // request, so a change applies without republishing, as `SMTP_URL` does): `MAIL_VERIFY_SUBJECT`,
-// `MAIL_VERIFY_TEXT`, `MAIL_VERIFY_HTML`, the same with `PASSWORD_RESET` and `EMAIL_CHANGE`, and
-// `MAIL_FROM`. They are Mustache templates over `appName`, `link`, `token`, `email`, `expiresIn`;
-// the HTML body escapes what it inserts, the text and the subject insert it as it is.
+// `MAIL_VERIFY_TEXT`, `MAIL_VERIFY_HTML`, the same with `PASSWORD_RESET`, `EMAIL_CHANGE`,
+// `EMAIL_CHANGED` (the notice to the old address) and `SIGNUP_EXISTING` (the notice of a sign-up
+// with a registered address, SIGNUP_NEUTRAL), and `MAIL_FROM`. They are Mustache templates over
+// `appName`, `link`, `token`, `email`, `expiresIn` (and `newEmail` in the notice of a change); the
+// HTML body escapes what it inserts, the text and the subject insert it as it is. The two notices
+// carry no token: their link is the app's front page.
 import type MustacheModule from 'mustache';
 
 // Imported with the first mail: most services never send one (issue 28).
@@ -13,7 +16,10 @@ function loadMustache(): Promise<typeof MustacheModule> {
   return mustache;
 }
 
-export type MailKind = 'verify' | 'passwordReset' | 'emailChange';
+export type MailKind = 'verify' | 'passwordReset' | 'emailChange' | 'emailChanged' | 'signupExisting';
+/** The mails that tell the user something and carry no token. */
+export type NoticeKind = 'emailChanged' | 'signupExisting';
+export const isNotice = (kind: MailKind): kind is NoticeKind => kind === 'emailChanged' || kind === 'signupExisting';
 
 export interface MailView {
   appName: string;
@@ -24,6 +30,8 @@ export interface MailView {
   email: string;
   /** How long the link works, in words (`24 hours`). */
   expiresIn: string;
+  /** The account's new address (the notice of an email change, sent to the old one). */
+  newEmail?: string;
 }
 
 interface Template {
@@ -48,9 +56,25 @@ const DEFAULTS: Record<MailKind, Template> = {
     text: 'Hello,\n\nconfirm {{email}} as the new address of your {{appName}} account by opening this link:\n\n{{link}}\n\nIt works once, for {{expiresIn}}. If you did not ask for it, ignore this mail.\n',
     html: '<p>Hello,</p><p>confirm {{email}} as the new address of your {{appName}} account:</p><p><a href="{{link}}">Confirm my new address</a></p><p>The link works once, for {{expiresIn}}. If you did not ask for it, ignore this mail.</p>',
   },
+  emailChanged: {
+    subject: 'The email address of your {{appName}} account changed',
+    text: 'Hello,\n\nthe {{appName}} account of {{email}} now has the address {{newEmail}}; this address no longer signs in to it.\n\nIf you did not make this change, your account may have been taken over: contact the people who run {{appName}} at once.\n\n{{link}}\n',
+    html: '<p>Hello,</p><p>the {{appName}} account of {{email}} now has the address {{newEmail}}; this address no longer signs in to it.</p><p>If you did not make this change, your account may have been taken over: contact the people who run {{appName}} at once.</p><p><a href="{{link}}">{{appName}}</a></p>',
+  },
+  signupExisting: {
+    subject: 'Someone tried to sign up for {{appName}} with your address',
+    text: 'Hello,\n\nsomeone tried to sign up for {{appName}} with {{email}}, which already has an account. If it was you, log in, or ask for a new password if you forgot it:\n\n{{link}}\n\nIf it was not you, ignore this mail: nothing changed.\n',
+    html: '<p>Hello,</p><p>someone tried to sign up for {{appName}} with {{email}}, which already has an account. If it was you, log in, or ask for a new password if you forgot it:</p><p><a href="{{link}}">{{appName}}</a></p><p>If it was not you, ignore this mail: nothing changed.</p>',
+  },
 };
 
-const VARIABLE_PREFIX: Record<MailKind, string> = { verify: 'MAIL_VERIFY', passwordReset: 'MAIL_PASSWORD_RESET', emailChange: 'MAIL_EMAIL_CHANGE' };
+const VARIABLE_PREFIX: Record<MailKind, string> = {
+  verify: 'MAIL_VERIFY',
+  passwordReset: 'MAIL_PASSWORD_RESET',
+  emailChange: 'MAIL_EMAIL_CHANGE',
+  emailChanged: 'MAIL_EMAIL_CHANGED',
+  signupExisting: 'MAIL_SIGNUP_EXISTING',
+};
 
 /** The names of the variables an application may set for its mails. */
 export const TEMPLATE_VARIABLES = Object.values(VARIABLE_PREFIX).flatMap((prefix) => ['SUBJECT', 'TEXT', 'HTML'].map((part) => `${prefix}_${part}`));

@@ -63,16 +63,16 @@ function paths(): Record<string, PathItem> {
         operationId: 'startProviderSignIn',
         summary: 'Start a sign-in with a provider (a browser navigation)',
         description:
-          'Answers 302 to the provider\'s authorization endpoint: authorization code with PKCE (S256), `state` and `nonce`. The state is kept on the server for ten minutes and bound to this browser by an httpOnly cookie. With `redirect` the callback sends the browser there with the session in the URL fragment (`#token=…&refreshToken=…`, or `#mfaRequired=true&mfaToken=…`).',
+          'Answers 302 to the provider\'s authorization endpoint: authorization code with PKCE (S256), `state` and `nonce`. The state is kept on the server for ten minutes and bound to this browser by an httpOnly cookie. With `redirect` the callback sends the browser there with the session in the URL fragment (`#token=…&refreshToken=…`, or `#mfaRequired=true&mfaToken=…`). Answered on the application\'s own origin only (`startUrl` of /auth/providers); elsewhere 404.',
         tags,
         security: [{}],
         parameters: [
-          { name: 'redirect', in: 'query', schema: { type: 'string', format: 'uri' }, description: 'On the API\'s own origin or one listed in the AUTH_REDIRECT_ORIGINS variable.' },
+          { name: 'redirect', in: 'query', schema: { type: 'string', format: 'uri' }, description: 'On the application\'s own origin or one listed in the AUTH_REDIRECT_ORIGINS variable (scheme, host and port exactly).' },
         ],
         responses: {
           302: { description: 'To the provider.', headers: { location: { schema: { type: 'string', format: 'uri' } } } },
           400: problem('The redirect is not allowed.'),
-          404: problem('No such provider.'),
+          404: problem('No such provider, or not the application\'s own origin.'),
           429: TOO_MANY,
         },
       },
@@ -92,7 +92,7 @@ function paths(): Record<string, PathItem> {
           400: problem('The state does not match this browser\'s sign-in, expired or was used.'),
           401: problem('The provider refused, or its answer did not verify.'),
           403: problem('The provider has not verified the account\'s email.'),
-          404: problem('No such provider.'),
+          404: problem('No such provider, or not the application\'s own origin.'),
           422: problem('The user model requires fields the provider does not give; each error names one.'),
           429: TOO_MANY,
         },

@@ -26,7 +26,9 @@ const ACCEPTED = {
 const TOO_MANY = problem('Too many requests from this address or for this account in a minute; see Retry-After.');
 const BAD_BODY = problem('The body is not as described; each error names the member.');
 const BAD_TOKEN = problem('The token is unknown, used (or replaced by a newer mail) or expired: `errors[0].message` says which.');
-const NO_MAIL = problem('The application sends no mail: its SMTP_URL secret or variable (or the service\'s APPBUILDER_SMTP_URL) is not set.');
+const NO_MAIL = problem(
+  'The application sends no mail: its SMTP_URL secret or variable (or the service\'s APPBUILDER_SMTP_URL) is not set, or its links would have no trustworthy address (set FRONTEND_URL, or the service\'s APPBUILDER_APPS_DOMAIN).',
+);
 const SIGN_IN = problem('Not signed in as an end user.');
 
 function paths(): Record<string, PathItem> {
@@ -93,15 +95,22 @@ function paths(): Record<string, PathItem> {
     '/auth/email/request': post(
       'requestEmailChange',
       'Send a mail to a new address with a link that makes it the user\'s',
-      'The link goes to the app\'s frontend page `#/confirm-email?token=…`.',
+      'The link goes to the app\'s frontend page `#/confirm-email?token=…`. A stolen access token alone cannot move the account: send `currentPassword`, unless the session signed in within the last 5 minutes. Once confirmed, the old address is mailed a notice.',
       SIGNED_IN,
-      object({ newEmail: EMAIL }, ['newEmail']),
-      { 202: ACCEPTED, 400: BAD_BODY, 401: SIGN_IN, 422: problem('Not an email address.'), 503: NO_MAIL },
+      object({ newEmail: EMAIL, currentPassword: { type: 'string', writeOnly: true, description: 'The account\'s password; optional within 5 minutes of signing in.' } }, ['newEmail']),
+      {
+        202: ACCEPTED,
+        400: BAD_BODY,
+        401: SIGN_IN,
+        403: problem('No currentPassword and no sign-in within the last 5 minutes, or the password is not right (`errors[0].path` is `/currentPassword`).'),
+        422: problem('Not an email address.'),
+        503: NO_MAIL,
+      },
     ),
     '/auth/email/confirm': post(
       'confirmEmailChange',
       'Change the address with the token of the mail',
-      'The new address is verified.',
+      'The new address is verified; the old one is mailed a notice of the change.',
       ANYONE,
       TOKEN_BODY,
       {

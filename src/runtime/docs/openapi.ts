@@ -147,7 +147,13 @@ function authPaths(app: CompiledApp): Record<string, PathItem> {
           required: true,
           content: json(schemaRef('SignUp')),
         },
-        responses: { 201: { description: 'Signed up.', content: session }, ...errors(400, 409, 422) },
+        description:
+          'A registered email is refused with 409. With the app variable SIGNUP_NEUTRAL=true the answer says nothing about the email: 202 `{message}` whether or not it is registered (a new account is mailed a verification link, a registered address a notice; log in afterwards), 503 when the app sends no mail.',
+        responses: {
+          201: { description: 'Signed up.', content: session },
+          202: { description: 'SIGNUP_NEUTRAL: the same answer whether or not the email is registered; check the mail, then log in.', content: json(schemaRef('MailQueued')) },
+          ...errors(400, 409, 422),
+        },
       },
     },
     '/auth/login': {

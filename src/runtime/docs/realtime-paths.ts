@@ -52,14 +52,15 @@ function parameters(app: CompiledApp, required: boolean): JsonSchema[] {
 const COMMON =
   'Each change is judged as a read by this caller: `record` is exactly what `GET /{resource}/{id}` would answer them (read rule and field rules applied; relationships as there). ' +
   'A record that stops being readable to the caller arrives as a `delete` carrying `{id}`. Changes come from committed transactions only (an outbox row written with the change): a rolled-back write is never announced. ' +
-  'Connections per end user: at most APPBUILDER_REALTIME_MAX_CONNECTIONS (default 10; 429 beyond). A subscriber whose token expires or is revoked is disconnected; one that reads too slowly ' +
+  'Open connections (SSE and WebSocket together): at most APPBUILDER_REALTIME_MAX_CONNECTIONS per end user (default 10), APPBUILDER_REALTIME_MAX_PER_ADDRESS per client address, an IPv6 /64 counting as one (default 100), ' +
+  'and APPBUILDER_REALTIME_MAX_PER_APP per application (default 10000); beyond, 429 with Retry-After. Opening one counts in the app rate limit like any request. A subscriber whose token expires or is revoked is disconnected; one that reads too slowly ' +
   '(more than APPBUILDER_REALTIME_MAX_BUFFER bytes unsent, default 1 MiB) is dropped: reconnect with the last event id.';
 
 const ERRORS = {
   400: problem('No topic, an unknown resource, a bad id, or a Last-Event-ID that is not an event id; each error names the parameter.'),
   401: problem('The token is not valid for this application (expired, revoked, or another application\'s).'),
   404: problem('This version is not served.'),
-  429: problem('Too many topics for one connection, or too many connections for this end user.'),
+  429: problem('Too many topics for one connection, or too many open connections for this end user, address or application, or too many requests; see Retry-After.'),
 };
 
 /** One event of the stream (Server-Sent Events, WHATWG HTML §9.2): its `id:`, `event:` and `data:` lines. */

@@ -1,10 +1,11 @@
 // The sign-in provider and second-factor routes of a generated app (DESIGN §18):
 // `GET /auth/providers`, `GET /auth/oauth/{provider}` (+ `/callback`), `POST /auth/mfa`,
 // `POST /auth/mfa/totp/enroll|verify|disable`. Each is limited per address
-// (APPBUILDER_AUTH_RATE_LIMIT a minute); those that take a code also per account.
-import { unauthorized } from '../../errors.ts';
+// (APPBUILDER_AUTH_RATE_LIMIT a minute); those that take a code also per account. The provider
+// start and callback answer on the application's own origin only (accounts/oidc.ts).
+import { Problem, unauthorized } from '../../errors.ts';
+import type { AppOrigins } from '../../tools/app-origin.ts';
 import type { Db } from '../../storage/db.ts';
-import { UPLOAD_PATH } from './upload-route.ts';
 import type { AfterCommit } from './after-commit.ts';
 import type { EndUserAuth } from './end-user-auth.ts';
 import { MinuteCounter, addressKey, tooManyRequests, type RateLimitSettings } from './rate-limits.ts';
@@ -23,13 +24,23 @@ export interface AccountProviderOptions {
   afterCommit: AfterCommit;
   mfa: MfaGate;
   limits: RateLimitSettings;
+  /** Each application's own origin (null: none configured, so no provider sign-in). */
+  origins: AppOrigins | null;
 }
 
-function placeOf(request: AppRequest): FlowPlace {
-  // The version's base URL is what the plugin made the files URL from (origin, apps path, version).
-  const filesUrl = request.filesUrl ?? '';
-  const versionUrl = filesUrl.slice(0, filesUrl.length - `${UPLOAD_PATH}/`.length);
-  return { app: request.app, versionUrl, ...(request.values ? { values: request.values } : {}) };
+/**
+ * Where a sign-in runs: the version on the app's own origin, built from configuration (never from
+ * the request's `Host` or forwarded headers), and whether the request came there.
+ */
+function placeOf(request: AppRequest, origins: AppOrigins | null): FlowPlace {
+  if (!origins) throw new Problem(503, 'This service knows no origin for its applications, so no provider sign-in: set APPBUILDER_APPS_DOMAIN (and APPBUILDER_PUBLIC_URL behind a proxy).');
+  const { applicationId, serverVersion } = request.app;
+  return {
+    app: request.app,
+    versionUrl: `${origins.of(applicationId)}/api/v${serverVersion}`,
+    ...(request.values ? { values: request.values } : {}),
+    onOwnOrigin: origins.applicationOf(request.headers.host) === applicationId.toLowerCase(),
+  };
 }
 
 function signedInId(request: AppRequest): string {
@@ -43,7 +54,7 @@ const codeOf = (body: unknown): string => {
 };
 
 export function accountProviderRoutes(options: AccountProviderOptions): RouteSource {
-  const { db, auth, afterCommit, mfa, limits } = options;
+  const { db, auth, afterCommit, mfa, limits, origins } = options;
   const perAddress = limits.authPerMinute > 0 ? new MinuteCounter(limits.authPerMinute) : null;
   const perAccount = limits.authPerMinute > 0 ? new MinuteCounter(MFA_ATTEMPTS_PER_MINUTE) : null;
 
@@ -69,7 +80,7 @@ export function accountProviderRoutes(options: AccountProviderOptions): RouteSou
         method: 'GET',
         path: '/auth/providers',
         handler: limited(async (request) => {
-          const place = placeOf(request);
+          const place = placeOf(request, origins);
           const items = providersOf(request.values).map((p) => ({
             name: p.name,
             displayName: p.displayName ?? p.name,
@@ -83,7 +94,7 @@ export function accountProviderRoutes(options: AccountProviderOptions): RouteSou
         method: 'GET',
         path: '/auth/oauth/:provider',
         handler: limited(async (request) => {
-          const started = await startSignIn(db, placeOf(request), request.params.provider, request.query.redirect);
+          const started = await startSignIn(db, placeOf(request, origins), request.params.provider, request.query.redirect);
           return { status: 302, headers: { location: started.location, 'set-cookie': started.cookie, 'cache-control': 'no-store' } };
         }),
       },
@@ -91,7 +102,7 @@ export function accountProviderRoutes(options: AccountProviderOptions): RouteSou
         method: 'GET',
         path: '/auth/oauth/:provider/callback',
         handler: limited(async (request) => {
-          const place = placeOf(request);
+          const place = placeOf(request, origins);
           const cookie = request.headers.cookie;
           const result = await finishSignIn(db, place, request.params.provider, request.query, Array.isArray(cookie) ? cookie.join('; ') : cookie);
           const user = await userForIdentity(db, afterCommit, request.app, result.identity);
