@@ -17,6 +17,7 @@ import * as accountFactors from './015-account-factors.ts';
 import * as figma from './016-figma.ts';
 import * as versionBlobs from './017-version-blobs.ts';
 import * as applicationManifests from './018-application-manifests.ts';
+import * as fileProjects from './019-file-projects.ts';
 
 export interface Migration {
   version: number;
@@ -44,4 +45,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 16, name: 'figma', up: figma.up },
   { version: 17, name: 'version-blobs', up: versionBlobs.up },
   { version: 18, name: 'application-manifests', up: applicationManifests.up },
+  { version: 19, name: 'file-projects', up: fileProjects.up },
 ];
