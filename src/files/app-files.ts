@@ -53,7 +53,7 @@ export function appFilePath(applicationId: string, key: string): string {
 }
 
 const FILE_COLUMNS = sql.raw(
-  'f.id, f.customer_id, f.builder_id, f.path, f.size, f.content_type, f.sha256, f.blob_key, f.created_at, f.updated_at',
+  'f.id, f.customer_id, f.builder_id, f.project_id, f.path, f.size, f.content_type, f.sha256, f.blob_key, f.created_at, f.updated_at',
 );
 
 export class AppFiles {
@@ -71,13 +71,16 @@ export class AppFiles {
   async upload(target: { applicationId: string; customerId: string }, uploadedBy: string | null, source: AppUploadSource): Promise<AppUpload> {
     const name = keyName(source.filename);
     const key = name ? `${uuidv7()}-${name}` : uuidv7();
+    // The file belongs to the application's project: builders limited to other projects do not reach it.
+    const app = await this.db.kysely.selectFrom('appbuilder.applications').select('project_id').where('id', '=', target.applicationId).executeTakeFirst();
     const { file } = await this.files.upload(
-      { customerId: target.customerId, builderId: null, seesAll: true },
+      { customerId: target.customerId, builderId: null, seesAll: true, projectIds: null },
       {
         path: appFilePath(target.applicationId, key),
         contentType: source.contentType,
         overwrite: false,
         builderId: null,
+        projectId: app?.project_id ?? null,
         ...(source.declaredLength !== undefined ? { declaredLength: source.declaredLength } : {}),
         fileLimit: { bytes: this.maxBytes, setting: APP_FILE_LIMIT_SETTING },
         inCommit: async (trx, row) => {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { sql, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type ExpressionWrapper, type SqlBool, type Transaction } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { conflict, forbidden, notFound, Problem } from '../errors.ts';
 import { uuidv7 } from '../tools/ids.ts';
@@ -11,11 +11,47 @@ import { UrlSigner } from './signing.ts';
 import { storedContentType } from './sniff.ts';
 import { filesKysely, type FileRow, type FilesDb } from './table.ts';
 
-/** Whose files a caller reaches: a customer's, and a builder's own unless it may see all (DESIGN §10). */
+/**
+ * Whose files a caller reaches: a customer's, and a builder's own unless it may see all; a
+ * builder limited to some projects only the files of those projects (attachments, their
+ * applications' uploads, files stored for them) and the files it stored for no project.
+ */
 export interface FileScope {
   customerId: string;
   builderId: string | null;
   seesAll: boolean;
+  /** The projects the caller may see; null: every project of the customer. */
+  projectIds: string[] | null;
+}
+
+/** The first path segments only the attachment and application-upload code writes. */
+export const RESERVED_PREFIXES = ['attachments', 'apps'] as const;
+
+/** The reserved first segment `path` starts with, if any. */
+export function reservedPrefixOf(path: string): string | undefined {
+  const first = path.split('/', 1)[0];
+  return RESERVED_PREFIXES.find((prefix) => prefix === first);
+}
+
+/** 403 naming the path when it is under a prefix the storage API may not write. */
+export function refuseReserved(path: string, pointer = '/path'): void {
+  const prefix = reservedPrefixOf(path);
+  if (prefix === undefined) return;
+  const message = `is under ${prefix}/, which only the ${prefix === 'apps' ? "applications' file uploads" : 'project attachments'} write`;
+  throw new Problem(403, `The file path ${path} ${message}; the storage API cannot write or delete there.`, [{ path: pointer, message }]);
+}
+
+type FilesWhere = ExpressionBuilder<FilesDb, 'appbuilder.files'>;
+
+/** The condition a file row must meet for `scope` to reach it (its customer is checked apart). */
+function reach(scope: FileScope): (eb: FilesWhere) => ExpressionWrapper<FilesDb, 'appbuilder.files', SqlBool> {
+  return (eb) => {
+    const own = scope.builderId === null ? eb.val(false) : eb('builder_id', '=', scope.builderId);
+    const byRole = scope.seesAll ? eb.val(true) : own;
+    if (scope.projectIds === null) return byRole;
+    const inProjects = scope.projectIds.length === 0 ? eb.val(false) : eb('project_id', 'in', scope.projectIds);
+    return eb.or([eb.and([inProjects, byRole]), eb.and([eb('project_id', 'is', null), own])]);
+  };
 }
 
 export interface StoredFile {
@@ -25,6 +61,8 @@ export interface StoredFile {
   contentType: string;
   sha256: string;
   builderId: string | null;
+  /** The project the file belongs to (an attachment, an application's upload, or stored for it); null: none. */
+  projectId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -35,6 +73,8 @@ export interface UploadOptions {
   overwrite: boolean;
   /** The builder the file is tied to (a builder token: itself). */
   builderId: string | null;
+  /** The project the file belongs to (checked to be the customer's); absent: none. */
+  projectId?: string | null;
   /** Content-Length when the client sent one: refused at once when over a limit. */
   declaredLength?: number;
   /** A smaller per-file limit than APPBUILDER_STORAGE_MAX_FILE_BYTES, and the setting that sets it (a generated app's uploads). */
@@ -43,7 +83,7 @@ export interface UploadOptions {
   inCommit?: (trx: Transaction<FilesDb>, row: FileRow) => Promise<void>;
 }
 
-const FILE_COLUMNS = ['id', 'customer_id', 'builder_id', 'path', 'size', 'content_type', 'sha256', 'blob_key', 'created_at', 'updated_at'] as const;
+const FILE_COLUMNS = ['id', 'customer_id', 'builder_id', 'project_id', 'path', 'size', 'content_type', 'sha256', 'blob_key', 'created_at', 'updated_at'] as const;
 
 export function fileView(row: FileRow): StoredFile {
   return {
@@ -53,6 +93,7 @@ export function fileView(row: FileRow): StoredFile {
     contentType: row.content_type,
     sha256: row.sha256,
     builderId: row.builder_id,
+    projectId: row.project_id,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
@@ -113,8 +154,23 @@ export class FileService {
     return new Problem(413, `The file ${message}.`, [{ path: '/', message }]);
   }
 
-  private refuseTaken(scope: FileScope, existing: { builder_id: string | null } | undefined, options: UploadOptions): void {
+  /** The file at the path, with whether `scope` reaches it. */
+  private existing(executor: ReturnType<typeof filesKysely>, scope: FileScope, path: string, forUpdate: boolean) {
+    let query = executor
+      .selectFrom('appbuilder.files')
+      .select((eb) => ['id', 'builder_id', 'blob_key', reach(scope)(eb).as('reachable')])
+      .where('customer_id', '=', scope.customerId)
+      .where('path', '=', path);
+    if (forUpdate) query = query.forUpdate();
+    return query.executeTakeFirst();
+  }
+
+  private refuseTaken(scope: FileScope, existing: { builder_id: string | null; reachable: SqlBool } | undefined, options: UploadOptions): void {
     if (!existing) return;
+    if (!existing.reachable) {
+      // Paths are unique per customer: the path is taken, but nothing of the file is told.
+      throw conflict(`The path ${options.path} is taken by a file this caller cannot reach; choose another path.`, [{ path: '/path', message: 'is taken' }]);
+    }
     if (!options.overwrite) throw conflict(`A file already exists at ${options.path}; send overwrite=true to replace it.`, [{ path: '/path', message: 'is taken' }]);
     if (!scope.seesAll && existing.builder_id !== scope.builderId) {
       throw conflict(`The file at ${options.path} belongs to another builder; only an admin may replace it.`, [{ path: '/path', message: 'is taken by another builder' }]);
@@ -128,12 +184,8 @@ export class FileService {
    */
   async upload(scope: FileScope, options: UploadOptions, source: Readable): Promise<{ file: StoredFile; replaced: boolean }> {
     checkPath(options.path);
-    const existing = await this.kysely
-      .selectFrom('appbuilder.files')
-      .select(['builder_id'])
-      .where('customer_id', '=', scope.customerId)
-      .where('path', '=', options.path)
-      .executeTakeFirst();
+    if (options.projectId) await this.checkProject(scope, options.projectId);
+    const existing = await this.existing(this.kysely, scope, options.path, false);
     this.refuseTaken(scope, existing, options);
     const used = await this.used(this.kysely, scope.customerId, options.path);
     const left = Math.max(0, this.config.quotaBytes - used);
@@ -174,19 +226,18 @@ export class FileService {
       await trx.selectFrom('appbuilder.customers').select('id').where('id', '=', scope.customerId).forUpdate().executeTakeFirstOrThrow();
       const used = await this.used(trx, scope.customerId, options.path);
       if (used + blob.size > this.config.quotaBytes) throw this.tooLarge(new TooLarge(Math.max(0, this.config.quotaBytes - used), 'quota'), used);
-      const existing = await trx
-        .selectFrom('appbuilder.files')
-        .select(['id', 'builder_id', 'blob_key'])
-        .where('customer_id', '=', scope.customerId)
-        .where('path', '=', options.path)
-        .forUpdate()
-        .executeTakeFirst();
+      const existing = await this.existing(trx, scope, options.path, true);
       this.refuseTaken(scope, existing, options);
       const values = { size: blob.size, sha256: blob.sha256, content_type: blob.contentType, blob_key: blob.blobKey };
       if (existing) {
         const row = await trx
           .updateTable('appbuilder.files')
-          .set({ ...values, builder_id: options.builderId ?? existing.builder_id, updated_at: sql<Date>`now()` })
+          .set({
+            ...values,
+            builder_id: options.builderId ?? existing.builder_id,
+            ...(options.projectId !== undefined ? { project_id: options.projectId } : {}),
+            updated_at: sql<Date>`now()`,
+          })
           .where('id', '=', existing.id)
           .returning(FILE_COLUMNS)
           .executeTakeFirstOrThrow();
@@ -194,7 +245,7 @@ export class FileService {
       }
       const row = await trx
         .insertInto('appbuilder.files')
-        .values({ id: uuidv7(), customer_id: scope.customerId, builder_id: options.builderId, path: options.path, ...values })
+        .values({ id: uuidv7(), customer_id: scope.customerId, builder_id: options.builderId, project_id: options.projectId ?? null, path: options.path, ...values })
         .returning(FILE_COLUMNS)
         .executeTakeFirstOrThrow();
       if (options.inCommit) await options.inCommit(trx, row);
@@ -202,11 +253,25 @@ export class FileService {
     });
   }
 
-  async list(scope: FileScope, query: { prefix?: string; builderId?: string; limit: number; offset: number }): Promise<{ items: StoredFile[]; total: number }> {
+  /** 404 unless the project is the customer's and within the caller's projects. */
+  private async checkProject(scope: FileScope, projectId: string): Promise<void> {
+    const row = await this.kysely
+      .selectFrom('appbuilder.projects')
+      .select('id')
+      .where('id', '=', projectId)
+      .where('customer_id', '=', scope.customerId)
+      .executeTakeFirst();
+    if (!row || (scope.projectIds !== null && !scope.projectIds.includes(projectId))) throw notFound(`Project ${projectId} was not found.`, '/projectId');
+  }
+
+  async list(
+    scope: FileScope,
+    query: { prefix?: string; builderId?: string; projectId?: string; limit: number; offset: number },
+  ): Promise<{ items: StoredFile[]; total: number }> {
     const prefix = checkPrefix(query.prefix ?? '');
-    let base = this.kysely.selectFrom('appbuilder.files').where('customer_id', '=', scope.customerId);
-    if (!scope.seesAll) base = base.where('builder_id', '=', scope.builderId);
+    let base = this.kysely.selectFrom('appbuilder.files').where('customer_id', '=', scope.customerId).where(reach(scope));
     if (query.builderId) base = base.where('builder_id', '=', query.builderId);
+    if (query.projectId) base = base.where('project_id', '=', query.projectId);
     if (prefix) base = base.where(sql<boolean>`starts_with(path, ${prefix})`);
     const [rows, count] = await Promise.all([
       base.select(FILE_COLUMNS).orderBy('path').orderBy('id').limit(query.limit).offset(query.offset).execute(),
@@ -215,17 +280,25 @@ export class FileService {
     return { items: rows.map(fileView), total: Number(count.total) };
   }
 
-  /** The file's row, or 404 when it is another customer's, another builder's (unless `seesAll`) or absent. */
+  /** The file's row, or 404 when it is another customer's, another builder's (unless `seesAll`), outside the caller's projects, or absent. */
   async row(scope: FileScope, id: string): Promise<FileRow> {
-    let query = this.kysely.selectFrom('appbuilder.files').select(FILE_COLUMNS).where('id', '=', id).where('customer_id', '=', scope.customerId);
-    if (!scope.seesAll) query = query.where('builder_id', '=', scope.builderId);
-    const row = await query.executeTakeFirst();
+    const row = await this.kysely
+      .selectFrom('appbuilder.files')
+      .select(FILE_COLUMNS)
+      .where('id', '=', id)
+      .where('customer_id', '=', scope.customerId)
+      .where(reach(scope))
+      .executeTakeFirst();
     if (!row) throw notFound(`No file ${id}.`, '/id');
     return row;
   }
 
   async remove(scope: FileScope, id: string): Promise<void> {
-    const row = await this.row(scope, id);
+    await this.removeRow(await this.row(scope, id));
+  }
+
+  /** Deletes a file found with `row` (the caller checked it may). */
+  async removeRow(row: FileRow): Promise<void> {
     const deleted = await this.kysely.deleteFrom('appbuilder.files').where('id', '=', row.id).returning('blob_key').executeTakeFirst();
     if (deleted) await this.driver.remove(deleted.blob_key).catch(() => {}); // else the sweeper takes it
   }

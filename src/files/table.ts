@@ -4,11 +4,12 @@ import type { ControlPlane } from '../storage/tables.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
-/** appbuilder.files (migration 008). */
+/** appbuilder.files (migration 008; `project_id` since 019). */
 export interface FilesTable {
   id: string;
   customer_id: string;
   builder_id: string | null;
+  project_id: string | null;
   path: string;
   size: ColumnType<number, number, number>;
   content_type: string;
@@ -29,6 +30,7 @@ export type FileRow = {
   id: string;
   customer_id: string;
   builder_id: string | null;
+  project_id: string | null;
   path: string;
   size: number;
   content_type: string;

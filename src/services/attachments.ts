@@ -86,7 +86,7 @@ export class AttachmentService {
 
   private fileScope(customerId: string): FileScope {
     // Attachments belong to the project, not to the builder who uploaded them.
-    return { customerId, builderId: null, seesAll: true };
+    return { customerId, builderId: null, seesAll: true, projectIds: null };
   }
 
   /** 404 unless the project is the customer's. */
@@ -122,6 +122,7 @@ export class AttachmentService {
         contentType: input.contentType,
         overwrite: false,
         builderId: null,
+        projectId,
         ...(input.declaredLength !== undefined ? { declaredLength: input.declaredLength } : {}),
         fileLimit: { bytes: ATTACHMENT_MAX_BYTES, setting: 'attachments are at most 25 MiB' },
         inCommit: async (trx, file) => {

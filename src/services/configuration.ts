@@ -9,7 +9,7 @@ import { conflict, notFound } from '../errors.ts';
 import { notifyConfigChange, type AppValuesCache } from '../secrets/app-values.ts';
 import { DataKeys, type Owner, type OwnerKind } from '../secrets/data-keys.ts';
 import { open, seal, valueAad } from '../secrets/envelope.ts';
-import { checkName, checkValue } from '../secrets/names.ts';
+import { checkName, checkValue, checkVariableName } from '../secrets/names.ts';
 import { withSecretTables, type ConfigValuesTable, type SecretsExecutor, type ValueKind } from '../secrets/tables.ts';
 import type { Db } from '../storage/db.ts';
 import type { ControlPlane } from '../storage/tables.ts';
@@ -100,6 +100,7 @@ export class ConfigurationService {
     within?: Kysely<ControlPlane>,
   ): Promise<{ created: boolean; row: Row }> {
     checkName(name);
+    if (kind === 'variable') checkVariableName(name);
     checkValue(value);
     const write = async (trx: Kysely<ControlPlane>) => {
       const db = withSecretTables(trx);

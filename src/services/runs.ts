@@ -11,6 +11,7 @@ import { RunStore, type Run, type RunFilter } from '../runtime/runs/store.ts';
 import { readPlainRecord } from '../runtime/writes/plain-record.ts';
 import type { ApplicationService } from './applications/service.ts';
 import type { AppValuesSource } from '../secrets/app-values.ts';
+import { SECRET_RULE, secretPlacementProblems } from '../secrets/placement.ts';
 
 export interface ActionTestInput {
   initialState?: Record<string, unknown>;
@@ -59,7 +60,11 @@ export class RunService {
       ]);
     }
     const app = compileApp(applicationId, row.server_version, row.scode as unknown as AppDefinition);
-    if (!app.definition.actions.some((a) => a.id === actionId)) throw notFound(`Action ${actionId} was not found.`, '/actionId');
+    const index = app.definition.actions.findIndex((a) => a.id === actionId);
+    if (index === -1) throw notFound(`Action ${actionId} was not found.`, '/actionId');
+    // A definition saved before secrets were confined is refused here, before anything runs.
+    const misplaced = secretPlacementProblems(app.definition, app.definition.actions[index].effects, `/actions/${index}`);
+    if (misplaced.length > 0) throw conflict(`The action reads a secret where it may not: ${SECRET_RULE}.`, misplaced);
     const caller = await this.callerOf(app, input.auth);
     const event = input.event ? { name: input.event.name, payload: input.event.payload ?? {} } : undefined;
     return this.runner.test({ app, triggerId: null, actionId, caller, initialState: input.initialState ?? {}, ...(event ? { event } : {}) });

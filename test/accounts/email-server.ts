@@ -81,3 +81,17 @@ export function linkToken(mail: ReceivedMail, page: string): { link: string; tok
   if (!match) throw new Error(`no ${page} link in: ${mail.text}`);
   return { link: match[1], token: decodeURIComponent(match[2]) };
 }
+
+/**
+ * The outbound guard's test allowance for the mail server: the mailer refuses loopback addresses
+ * unless APPBUILDER_HTTP_ALLOW lists them (as http.request does), and this server is on 127.0.0.1.
+ * Returns what puts the setting back.
+ */
+export function allowLoopbackMail(): () => void {
+  const before = process.env.APPBUILDER_HTTP_ALLOW;
+  process.env.APPBUILDER_HTTP_ALLOW = '127.0.0.1';
+  return () => {
+    if (before === undefined) delete process.env.APPBUILDER_HTTP_ALLOW;
+    else process.env.APPBUILDER_HTTP_ALLOW = before;
+  };
+}

@@ -5,7 +5,7 @@
 // requires it refuses unverified log-ins.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
-import { TestSmtpServer, linkToken } from './email-server.ts';
+import { allowLoopbackMail, TestSmtpServer, linkToken } from './email-server.ts';
 import { login, startAccountsApp, type AccountsApp, type SessionBody } from './sessions-app.ts';
 
 const EXPIRING_TTL = 2;
@@ -22,9 +22,11 @@ interface ProblemReply {
 describe.each(await availableDrivers())('account mails on %s', (driver) => {
   let a: AccountsApp;
   let smtp: TestSmtpServer;
+  let restoreAllow: (() => void) | undefined;
   const me = (token: string) => a.api.get<SessionBody['user']>('/auth/me', token);
 
   beforeAll(async () => {
+    restoreAllow = allowLoopbackMail();
     smtp = await TestSmtpServer.start();
     a = await startAccountsApp(driver, { emailChangeTokenTtlSeconds: EXPIRING_TTL, accountPerMinute: PER_ACCOUNT });
     // The SMTP URL as the app's secret (it may hold a password), the links' base and sender as variables.
@@ -36,6 +38,7 @@ describe.each(await availableDrivers())('account mails on %s', (driver) => {
   afterAll(async () => {
     await a?.t.close();
     await smtp?.close();
+    restoreAllow?.();
   });
 
   it('verifies an address: the mail arrives, its link works once, and a required verification gates log-in', async () => {

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, configure, launchChromium, serveBundle, type StaticSite } from '../frontend/browser-support.ts';
 import { apiPath, downloadBundle } from '../frontend/published.ts';
-import { TestSmtpServer, linkToken } from './email-server.ts';
+import { allowLoopbackMail, TestSmtpServer, linkToken } from './email-server.ts';
 import { login, startAccountsApp, type AccountsApp, type SessionBody } from './sessions-app.ts';
 
 const noChromium = chromiumMissing('mail frontend test');
@@ -17,11 +17,13 @@ const noChromium = chromiumMissing('mail frontend test');
 describe.skipIf(noChromium)('the account mails in the generated frontend', () => {
   let a: AccountsApp;
   let smtp: TestSmtpServer;
+  let restoreAllow: (() => void) | undefined;
   let site: StaticSite;
   let browser: Browser;
   const me = (token: string) => a.api.get<SessionBody['user']>('/auth/me', token);
 
   beforeAll(async () => {
+    restoreAllow = allowLoopbackMail();
     smtp = await TestSmtpServer.start();
     a = await startAccountsApp('pglite', { accountPerMinute: 100 });
     const { applicationId, serverVersion } = a.api;
@@ -38,6 +40,7 @@ describe.skipIf(noChromium)('the account mails in the generated frontend', () =>
     await site?.close();
     await a?.t.close();
     await smtp?.close();
+    restoreAllow?.();
   });
 
   /** A page in a fresh browser context (its own localStorage), collecting script errors. */

@@ -8,7 +8,7 @@
 // requests, with generous bounds. It asserts that the distributions overlap, never a duration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
-import { TestSmtpServer } from './email-server.ts';
+import { allowLoopbackMail, TestSmtpServer } from './email-server.ts';
 import { startAccountsApp, type AccountsApp } from './sessions-app.ts';
 
 const PAIRS = 40;
@@ -33,8 +33,10 @@ function quantile(values: number[], q: number): number {
 describe.each(await availableDrivers())('password-reset answers for known and unknown emails on %s', (driver) => {
   let a: AccountsApp;
   let smtp: TestSmtpServer;
+  let restoreAllow: (() => void) | undefined;
 
   beforeAll(async () => {
+    restoreAllow = allowLoopbackMail();
     smtp = await TestSmtpServer.start();
     // No per-account limit here: the same two emails are asked about many times.
     a = await startAccountsApp(driver, { accountPerMinute: 0 });
@@ -44,6 +46,7 @@ describe.each(await availableDrivers())('password-reset answers for known and un
   afterAll(async () => {
     await a?.t.close();
     await smtp?.close();
+    restoreAllow?.();
   });
 
   async function ask(email: string): Promise<Sample> {

@@ -189,11 +189,15 @@ describe('effects', () => {
     expect(record.error).toMatchObject({ code: 'invalid_params', status: 400, effectId: 'load' });
   });
 
-  it('secrets are readable in bindParams but not in bindReturnValue', async () => {
-    const act = action([{ actionEffectId: 's', effect: 'flow.set', params: { name: 'k' }, bindParams: { value: 'secrets.API_KEY.size()' } }], {
-      bindReturnValue: 'state.k',
-    });
-    expect((await run(act, harness(), { secrets: { API_KEY: 'abcd' } })).result).toBe(4);
+  it('secrets are readable only where http.request sends them: not in other effects, not derived, not in bindReturnValue', async () => {
+    // A definition that skipped the check at save (saved before the rule) is refused when the effect runs.
+    for (const value of ['secrets.API_KEY.size()', 'secrets.API_KEY']) {
+      const act = action([{ actionEffectId: 's', effect: 'flow.set', params: { name: 'k' }, bindParams: { value } }], { bindReturnValue: 'state.k' });
+      const record = await run(act, harness(), { secrets: { API_KEY: 'abcd' } });
+      expect(record.status).toBe('failed');
+      expect(record.error).toMatchObject({ code: 'secret_placement', effectId: 's' });
+      expect(record.error?.message).toContain('secrets.NAME may appear only as a whole value');
+    }
     const leak = action([{ actionEffectId: 's', effect: 'flow.set', params: { name: 'k', value: 1 } }], { bindReturnValue: 'secrets.API_KEY' });
     const record = await run(leak, harness(), { secrets: { API_KEY: 'abcd' } });
     expect(record.status).toBe('failed');

@@ -4,6 +4,8 @@
 // process that made the change, and in another process (a real `appbuilder serve --role runtime`
 // on PostgreSQL) that only hears of it through NOTIFY.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action, AppDefinition } from '../../src/definition/schema.ts';
@@ -16,20 +18,26 @@ import { freePort } from '../support/ports.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/appbuilder.js', import.meta.url));
 
-/** Answers the greeting variable and the length of the token secret (never the secret). */
-const greet: Action = {
+/** A local service that answers the length of the x-token header it receives (never the value). */
+let measureUrl = 'http://127.0.0.1:9/';
+
+/**
+ * Answers the greeting variable and the length of the token secret, as the measuring service
+ * tells it: an action may send a secret out (http.request), never compute with it.
+ */
+const greet = (): Action => ({
   id: 'urn:svc:action:greet',
   startEffectId: 'measure',
   effects: [
-    { actionEffectId: 'measure', effect: 'flow.set', params: { name: 'n' }, bindParams: { value: 'secrets.TOKEN.size()' }, next: 'answer' },
-    { actionEffectId: 'answer', effect: 'flow.return', params: { status: 200 }, bindParams: { body: "{'greeting': env.GREETING, 'tokenLength': state.n}" } },
+    { actionEffectId: 'measure', effect: 'http.request', params: { method: 'GET', url: measureUrl }, bindParams: { headers: "{'x-token': secrets.TOKEN}" }, next: 'answer' },
+    { actionEffectId: 'answer', effect: 'flow.return', params: { status: 200 }, bindParams: { body: "{'greeting': env.GREETING, 'tokenLength': results.measure.body.length}" } },
   ],
-};
+});
 
 function scode(edit?: (d: AppDefinition) => void): AppDefinition {
   return runnerScode((d) => {
-    d.actions.push(structuredClone(greet));
-    d.triggers.push({ trigger: { id: 'urn:svc:trigger:greet', type: 'http', method: 'GET', path: '/greet' }, actionId: greet.id, initialState: {}, validation: [] });
+    d.actions.push(greet());
+    d.triggers.push({ trigger: { id: 'urn:svc:trigger:greet', type: 'http', method: 'GET', path: '/greet' }, actionId: greet().id, initialState: {}, validation: [] });
     edit?.(d);
   });
 }
@@ -54,19 +62,34 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 describe.each(await availableDrivers())('env and secrets in expressions, on %s', (driver) => {
   let t: TestPlatform;
   let tenant: Tenant;
+  let measure: Server;
+  const previousAllow = process.env.APPBUILDER_HTTP_ALLOW;
 
   beforeAll(async () => {
+    measure = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ length: String(request.headers['x-token'] ?? '').length }));
+    });
+    await new Promise<void>((resolve) => measure.listen(0, '127.0.0.1', resolve));
+    measureUrl = `http://127.0.0.1:${(measure.address() as AddressInfo).port}/`;
+    // The measuring service is on the loopback, which http.request refuses unless allowed (the runtime child inherits it).
+    process.env.APPBUILDER_HTTP_ALLOW = '127.0.0.1';
     t = await startTestPlatform(driver);
     tenant = await createTenant(t, 'Injection');
   }, 120_000);
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    if (previousAllow === undefined) delete process.env.APPBUILDER_HTTP_ALLOW;
+    else process.env.APPBUILDER_HTTP_ALLOW = previousAllow;
+    await t?.close();
+    await new Promise((resolve) => measure?.close(resolve));
+  });
 
   it('refuses secrets outside bindParams and env used as a non-string at save (409 at the pointer)', async () => {
     const cases: Array<[string, (d: AppDefinition) => void, RegExp]> = [
       ['bindReturnValue', (d) => (d.actions.at(-1)!.bindReturnValue = 'secrets.TOKEN'), /secrets\.NAME is readable only in effect bindParams/],
       ['validation', (d) => d.triggers.at(-1)!.validation.push("secrets.TOKEN == 'x'"), /secrets\.NAME is readable only in effect bindParams/],
       ['initialState', (d) => (d.triggers.at(-1)!.initialState.leak = 'secrets.TOKEN'), /secrets\.NAME is readable only in effect bindParams/],
-      ['bindParams', (d) => (d.actions.at(-1)!.effects[0].bindParams = { value: 'env.GREETING + 1' }), /string \+ int/],
+      ['bindParams', (d) => (d.actions.at(-1)!.effects[0].bindParams = { url: 'env.GREETING + 1' }), /string \+ int/],
     ];
     for (const [where, edit, message] of cases) {
       const reply = await tenant.api.post<Problem>('/v1/applications', { projectId: tenant.projectId, name: where, scode: scode(edit) });

@@ -25,8 +25,13 @@ describe('redaction', () => {
     expect(redactText('key ]]ab', [']ab'])).not.toContain(']ab');
   });
 
-  it('redacts member names and nested values, and keeps everything else', () => {
+  it('redacts nested values, never member names, and keeps everything else', () => {
     const out = redactValues({ a: ['x sk-1 y', { 'sk-1': 2, n: 3, d: null }], b: true }, ['sk-1']);
-    expect(out).toEqual({ a: [`x ${REDACTED} y`, { [REDACTED]: 2, n: 3, d: null }], b: true });
+    expect(out).toEqual({ a: [`x ${REDACTED} y`, { 'sk-1': 2, n: 3, d: null }], b: true });
+  });
+
+  it('leaves the shape alone with a one-letter secret: steps stays steps', () => {
+    const out = redactValues({ steps: [{ status: 'ok', output: 'yes s' }] }, ['s']);
+    expect(out).toEqual({ steps: [{ status: 'ok', output: `ye${REDACTED} ${REDACTED}` }] });
   });
 });

@@ -7,7 +7,7 @@ import type { Services } from '../../services/index.ts';
 import { roleAtLeast } from '../../access/roles.ts';
 import { badRequest, forbidden } from '../../errors.ts';
 import type { Principal } from '../../services/tokens.ts';
-import { fileView, type FileScope, type StoredFile } from '../../files/service.ts';
+import { fileView, refuseReserved, type FileScope, type StoredFile } from '../../files/service.ts';
 import { sendFile } from '../../files/serve.ts';
 import { SIGNED_URL_DEFAULT_SECONDS, SIGNED_URL_MAX_SECONDS } from '../../files/signing.ts';
 import { sweepOrphans } from '../../files/sweeper.ts';
@@ -23,6 +23,7 @@ export const FileSchema = Type.Object(
     contentType: Type.String(),
     sha256: Type.String(),
     builderId: Type.Union([Uuid, Type.Null()]),
+    projectId: Type.Union([Uuid, Type.Null()], { description: 'The project the file belongs to (an attachment, an application upload, or stored with ?projectId=); null: none.' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -32,9 +33,17 @@ export const FileSchema = Type.Object(
 const FileParams = Type.Object({ fileId: Uuid });
 const Bytes = Type.String({ description: 'The file bytes.', contentMediaType: 'application/octet-stream' });
 
-/** Builders see their own files; admins, owners and API clients every file of the customer (DESIGN §10). */
+/**
+ * Builders see their own files; admins, owners and API clients every file of the customer
+ * (DESIGN §10); a builder limited to some projects only theirs and its own of no project.
+ */
 export function fileScope(principal: Principal): FileScope {
-  return { customerId: principal.customerId, builderId: principal.builderId, seesAll: principal.builderId === null || roleAtLeast(principal.role, 'admin') };
+  return {
+    customerId: principal.customerId,
+    builderId: principal.builderId,
+    seesAll: principal.builderId === null || roleAtLeast(principal.role, 'admin'),
+    projectIds: principal.projectIds,
+  };
 }
 
 /** Reads and drops what is left of a refused upload, so the client gets the answer instead of a reset. */
@@ -83,8 +92,12 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
               path: Type.Optional(Type.String({ description: '1–1024 characters, "/"-separated; no empty, "." or ".." segment, no control characters.' })),
               overwrite: Type.Boolean({ default: false }),
               builderId: Type.Optional(Uuid),
+              projectId: Type.Optional(Uuid),
             }),
-            response: { 200: FileSchema, 201: FileSchema, ...problemResponses(403, 409, 413) },
+            description:
+              'Paths under `attachments/` and `apps/` are refused (403): project attachments and applications\' uploads are written only through their own routes. ' +
+              'With `projectId` the file belongs to that project: builders limited to other projects do not see it.',
+            response: { 200: FileSchema, 201: FileSchema, ...problemResponses(403, 404, 409, 413) },
           },
         },
         async (request, reply) => {
@@ -93,7 +106,11 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
             throw forbidden('A builder token stores files as its own builder; only an API client may name another builderId.');
           }
           const scope = fileScope(principal);
-          const options = { overwrite: request.query.overwrite, builderId: principal.builderId ?? request.query.builderId ?? null };
+          const options = {
+            overwrite: request.query.overwrite,
+            builderId: principal.builderId ?? request.query.builderId ?? null,
+            ...(request.query.projectId !== undefined ? { projectId: request.query.projectId } : {}),
+          };
           let stored: { file: StoredFile; replaced: boolean } | undefined;
           try {
             if (request.isMultipart()) {
@@ -105,11 +122,13 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
                 }
                 if (part.fieldname !== 'file' || stored) throw badRequest('Send exactly one file part, named "file".', [{ path: `/${part.fieldname}`, message: 'unexpected file part' }]);
                 if (path === undefined) throw badRequest('Name the file: a "path" field before the file part, or ?path=.', [{ path: '/path', message: 'is required' }]);
+                refuseReserved(path);
                 stored = await files.upload(scope, { ...options, path, contentType: part.mimetype }, part.file);
               }
               if (!stored) throw badRequest('The form has no file part named "file".', [{ path: '/file', message: 'is required' }]);
             } else {
               if (request.query.path === undefined) throw badRequest('Name the file with ?path=.', [{ path: '/path', message: 'is required' }]);
+              refuseReserved(request.query.path);
               const source = request.body instanceof Readable ? request.body : request.raw;
               stored = await files.upload(
                 scope,
@@ -132,8 +151,11 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
         schema: {
           ...common,
           operationId: 'listFiles',
-          summary: 'List files (by path), optionally under a prefix or of one builder',
-          querystring: Type.Composite([PageQuery, Type.Object({ prefix: Type.Optional(Type.String({ maxLength: 1024 })), builderId: Type.Optional(Uuid) })]),
+          summary: 'List files (by path), optionally under a prefix, of one builder or of one project',
+          querystring: Type.Composite([
+            PageQuery,
+            Type.Object({ prefix: Type.Optional(Type.String({ maxLength: 1024 })), builderId: Type.Optional(Uuid), projectId: Type.Optional(Uuid) }),
+          ]),
           response: { 200: ListEnvelope(FileSchema), ...problemResponses() },
         },
       },
@@ -165,9 +187,20 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/storage/files/:fileId',
-      { schema: { ...common, operationId: 'deleteFile', summary: 'Delete a file', params: FileParams, response: { 204: Type.Null(), ...problemResponses(404) } } },
+      {
+        schema: {
+          ...common,
+          operationId: 'deleteFile',
+          summary: 'Delete a file',
+          description: 'Files under `attachments/` and `apps/` are refused (403): they go with their attachment or application.',
+          params: FileParams,
+          response: { 204: Type.Null(), ...problemResponses(403, 404) },
+        },
+      },
       async (request, reply) => {
-        await files.remove(fileScope(request.principal), request.params.fileId);
+        const row = await files.row(fileScope(request.principal), request.params.fileId);
+        refuseReserved(row.path);
+        await files.removeRow(row);
         return reply.status(204).send(null);
       },
     );

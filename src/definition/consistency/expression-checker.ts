@@ -34,5 +34,9 @@ export function createExpressionChecker(def: AppDefinition): ExpressionChecker {
       const result = compile(site.source, context(site));
       return result.ok ? freeVariables(result.compiled.ast) : undefined;
     },
+    tree: (site) => {
+      const result = compile(site.source, context(site));
+      return result.ok ? result.compiled.ast : undefined;
+    },
   };
 }

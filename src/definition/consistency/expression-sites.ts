@@ -15,6 +15,8 @@ export interface ExpressionSite {
   triggerType?: 'http' | 'event';
   /** For a `defaultValue` expression: the field whose type its result must fit. */
   field?: Field;
+  /** For an effect's bindParams expression: the effect and the param it binds (where a secret may be read). */
+  effect?: { name: string; param: string };
 }
 
 export function collectExpressions(def: AppDefinition): ExpressionSite[] {
@@ -68,7 +70,7 @@ export function collectOtherExpressions(def: AppDefinition, sites: ExpressionSit
   def.actions.forEach((action, i) => {
     action.effects.forEach((effect, j) => {
       for (const [name, source] of Object.entries(effect.bindParams ?? {})) {
-        sites.push({ path: pointer('actions', i, 'effects', j, 'bindParams', name), source, scope: 'effect' });
+        sites.push({ path: pointer('actions', i, 'effects', j, 'bindParams', name), source, scope: 'effect', effect: { name: effect.effect, param: name } });
       }
       const filter = effect.params?.filter;
       const model = modelOfEffect(def, effect);

@@ -5,6 +5,8 @@
  * file only collects the expressions and reports the verdicts at their pointers.
  */
 import type { ProblemDetail } from '../../errors.ts';
+import type { ASTNode } from '../../expressions/index.ts';
+import { secretPlacementTrouble } from '../../secrets/placement.ts';
 import type { AppDefinition } from '../schema.ts';
 import { defaultTypeProblem } from './default-types.ts';
 import { collectExpressions, type ExpressionSite } from './expression-sites.ts';
@@ -22,6 +24,8 @@ export interface ExpressionChecker {
   budget?(site: ExpressionSite): ExpressionVerdict;
   /** The free variables an expression reads (`auth`, `record`, ...); undefined when it does not compile. */
   variables?(site: ExpressionSite): ReadonlySet<string> | undefined;
+  /** The parsed expression; undefined when it does not compile. */
+  tree?(site: ExpressionSite): ASTNode | undefined;
 }
 
 /** `sites`: the definition's expressions when the caller has them already. */
@@ -42,6 +46,8 @@ export function siteProblem(site: ExpressionSite, checker: ExpressionChecker): P
     const message = /^Unknown variable: secrets\b/.test(verdict.message) ? 'secrets.NAME is readable only in effect bindParams' : verdict.message;
     return { path: site.path, message: `Invalid ${site.scope} expression: ${message}` };
   }
+  const secret = secretProblem(site, checker);
+  if (secret) return { path: site.path, message: `Invalid ${site.scope} expression: ${secret}` };
   const budget = checker.budget ? safely(() => checker.budget!(site)) : { ok: true as const };
   if (!budget.ok) {
     return { path: site.path, message: `The ${site.scope} expression exhausts its evaluation budget: ${budget.message}` };
@@ -57,6 +63,13 @@ export function siteProblem(site: ExpressionSite, checker: ExpressionChecker): P
     return { path: site.path, message: `The access rule cannot be translated to SQL: ${translation.message}` };
   }
   return undefined;
+}
+
+/** Why an effect's expression reads a secret where it may not (secrets/placement.ts), if it does. */
+function secretProblem(site: ExpressionSite, checker: ExpressionChecker): string | null {
+  if (!site.effect || !checker.tree || !checker.variables?.(site)?.has('secrets')) return null;
+  const tree = checker.tree(site);
+  return tree ? secretPlacementTrouble(tree, site.effect.name, site.effect.param) : null;
 }
 
 /** A checker that throws is a verdict too (never a 500 for a bad expression). */

@@ -284,6 +284,7 @@ export function createIncrementalChecker(def: AppDefinition, memo: ExpressionMem
       }
       return entry.variables;
     },
+    tree: (site) => resolve(site).checker().tree?.(site),
   };
 }
 

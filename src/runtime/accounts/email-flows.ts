@@ -233,8 +233,9 @@ export class AccountEmails {
   /** Fails now (503) when the app has no mail server, before anything is queued; else the job's sending step. */
   #sender(request: FlowRequest, kind: MailKind): Send {
     const env = request.values?.env ?? {};
-    const smtpUrl = request.values?.secrets.SMTP_URL || env.SMTP_URL || this.settings.smtpUrl;
-    if (!smtpUrl) throw new Problem(503, 'This application sends no mail: set its SMTP_URL secret or variable (or APPBUILDER_SMTP_URL for the service).');
+    // A secret only (admins set those): a variable an editor can set must not choose where mail, and its reset links, go.
+    const smtpUrl = request.values?.secrets.SMTP_URL || this.settings.smtpUrl;
+    if (!smtpUrl) throw new Problem(503, 'This application sends no mail: set its SMTP_URL secret (or APPBUILDER_SMTP_URL for the service).');
     if (!request.app.userModel?.fieldsByName.get('email')?.column) throw new Problem(404, 'The user model has no email field, so no account mails.');
     const { app } = request;
     const base = mailLinkBase(env, this.origins ? this.origins.of(app.applicationId) : null);

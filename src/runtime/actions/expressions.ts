@@ -10,6 +10,7 @@ import {
 } from '../../expressions/index.ts';
 import type { ActionEffect } from '../../definition/schema.ts';
 import { ActionError } from './errors.ts';
+import { cachedSecretPlacementTrouble } from '../../secrets/placement.ts';
 
 export type ActionScope = 'effect' | 'returnValue';
 
@@ -47,6 +48,10 @@ export function bindParams(
 ): Record<string, unknown> {
   const params: Record<string, unknown> = { ...(effect.params ?? {}) };
   for (const [name, source] of Object.entries(effect.bindParams ?? {})) {
+    // Checked at save too; this refuses a version saved before the rule, before anything is evaluated.
+    const compiled = compiledExpression(definition, 'effect', source);
+    const trouble = compiled.ok ? cachedSecretPlacementTrouble(compiled.compiled.ast, effect.effect, name) : null;
+    if (trouble) throw new ActionError(500, 'secret_placement', `bindParams.${name} ${trouble}`);
     params[name] = evaluateExpression(definition, 'effect', source, vars, remainingMs(), `bindParams.${name} (${source})`);
   }
   return params;

@@ -27,7 +27,7 @@ const TOO_MANY = problem('Too many requests from this address or for this accoun
 const BAD_BODY = problem('The body is not as described; each error names the member.');
 const BAD_TOKEN = problem('The token is unknown, used (or replaced by a newer mail) or expired: `errors[0].message` says which.');
 const NO_MAIL = problem(
-  'The application sends no mail: its SMTP_URL secret or variable (or the service\'s APPBUILDER_SMTP_URL) is not set, or its links would have no trustworthy address (set FRONTEND_URL, or the service\'s APPBUILDER_APPS_DOMAIN).',
+  'The application sends no mail: its SMTP_URL secret (or the service\'s APPBUILDER_SMTP_URL) is not set, or its links would have no trustworthy address (set FRONTEND_URL, or the service\'s APPBUILDER_APPS_DOMAIN).',
 );
 const SIGN_IN = problem('Not signed in as an end user.');
 

@@ -198,23 +198,32 @@ export class ActionRunner implements EventRunner {
       authId: auth ? auth.id : null,
       caller: spec.caller.kind,
     };
-    // Secret values never leave the run: not in its record, its answer, its error (DESIGN §11).
-    return redactValues({
+    // Secret values never leave the run: not in its record's data, its answer, its error (DESIGN §11).
+    // Only the data is redacted, value by value: ids, status, effect names and times are the
+    // record's shape, and a short secret value must not rewrite them.
+    const secrets = spec.values?.secretValues ?? [];
+    const clean = <T>(value: T): T => redactValues(value, secrets);
+    return {
       id,
       applicationId: spec.app.applicationId,
       serverVersion: spec.app.serverVersion,
       triggerId: spec.triggerId,
       actionId: spec.actionId,
       status: record.status,
-      input,
-      steps: record.steps,
-      result: record.result,
-      ...(record.response ? { response: record.response } : {}),
+      input: { ...input, initialState: clean(input.initialState), ...(input.request ? { request: clean(input.request) } : {}), ...(input.event ? { event: clean(input.event) } : {}) },
+      steps: record.steps.map((step) => ({
+        ...step,
+        ...(step.output !== undefined ? { output: clean(step.output) } : {}),
+        ...(step.error ? { error: { ...step.error, message: clean(step.error.message) } } : {}),
+      })),
+      result: clean(record.result),
+      ...(record.response ? { response: { ...record.response, headers: clean(record.response.headers), body: clean(record.response.body) } } : {}),
       // Error messages are cut to ~1 KB wherever they go (the trigger's answer too).
-      ...(record.error ? { error: storedError(record.error) } : {}),
+      // Redacted before the cut, so a cut cannot leave part of a secret.
+      ...(record.error ? { error: storedError({ ...record.error, message: clean(record.error.message) }) } : {}),
       startedAt: startedAt.toISOString(),
       completedAt: new Date(startedAt.getTime() + durationMs).toISOString(),
       durationMs,
-    } satisfies Run, spec.values?.secretValues ?? []);
+    } satisfies Run;
   }
 }

@@ -18,6 +18,7 @@ import * as figma from './016-figma.ts';
 import * as versionBlobs from './017-version-blobs.ts';
 import * as applicationManifests from './018-application-manifests.ts';
 import * as auditApplications from './019-audit-applications.ts';
+import * as fileProjects from './020-file-projects.ts';
 
 export interface Migration {
   version: number;
@@ -46,4 +47,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 17, name: 'version-blobs', up: versionBlobs.up },
   { version: 18, name: 'application-manifests', up: applicationManifests.up },
   { version: 19, name: 'audit-applications', up: auditApplications.up },
+  { version: 20, name: 'file-projects', up: fileProjects.up },
 ];

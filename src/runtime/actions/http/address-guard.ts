@@ -145,9 +145,9 @@ export function isRefusedAddress(address: ResolvedAddress): boolean {
 
 /**
  * Resolves the URL's host and checks every address; returns the one to connect to.
- * Throws ActionError 502 `http_address_refused` naming the host and the address.
+ * Throws ActionError 502 `http_address_refused` naming the host and the address (and `what` connects).
  */
-export async function resolveChecked(url: URL, allow: readonly string[]): Promise<ResolvedAddress> {
+export async function resolveChecked(url: URL, allow: readonly string[], what = 'http.request'): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host);
   let addresses: ResolvedAddress[];
@@ -169,7 +169,7 @@ export async function resolveChecked(url: URL, allow: readonly string[]): Promis
       throw new ActionError(
         502,
         'http_address_refused',
-        `http.request to ${host} refused: it resolves to ${address.address}, ${reason}. ` +
+        `${what} to ${host} refused: it resolves to ${address.address}, ${reason}. ` +
           'List the host or its network in APPBUILDER_HTTP_ALLOW to allow it.',
       );
     }
