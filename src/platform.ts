@@ -95,6 +95,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       appValues,
       appFiles: new AppFiles(db, files, config.storage.appMaxFileBytes),
       publicUrl: config.publicUrl,
+      origins,
       accounts: config.accounts,
       requestLog: requestLogFor(db, config),
       builderCustomer: async (request) => {
@@ -111,7 +112,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         authLockoutSeconds: config.authLockoutSeconds,
       },
     });
-    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files });
+    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files, origins });
     await bootstrapFirstClient(services);
     const servesApps = role === 'all' || role === 'runtime';
     // The runtime role serves realtime subscribers; any role may write the changes they receive.
@@ -134,6 +135,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       services,
       logger: options.logger ?? false,
       management: role !== 'runtime',
+      appOrigins: origins,
       extraPlugins: servesApps ? [runtime.plugin(config.appsPath), ...(realtime ? [realtime.plugin] : [])] : [],
     });
     listening.server = server;

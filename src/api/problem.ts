@@ -74,6 +74,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new Problem(404, `No route for ${request.method} ${request.url.split('?')[0]}.`)),
+    // The URL as sent (before routing by Host rewrote it).
+    sendProblem(reply, new Problem(404, `No route for ${request.method} ${request.originalUrl.split('?')[0]}.`)),
   );
 }

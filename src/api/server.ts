@@ -40,6 +40,8 @@ import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { guardManagementRoutes } from '../access/guard.ts';
 import { recordManagementWrites } from '../access/audit.ts';
+import type { AppOrigins } from '../tools/app-origin.ts';
+import { routeByHost } from './app-host.ts';
 
 export const INTERFACE_VERSION = '0.0.5';
 
@@ -51,9 +53,11 @@ export interface ServerOptions {
   extraPlugins?: ((app: FastifyInstance) => Promise<void>)[];
   /** Whether the management API (and its token route, docs and OpenAPI) is served; false for `--role runtime`. */
   management?: boolean;
+  /** Each application's own origin: a request whose Host names an application is served as that application only (api/app-host.ts). */
+  appOrigins?: AppOrigins;
 }
 
-export async function buildServer({ services, logger = false, extraPlugins = [], management: serveManagement = true }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ services, logger = false, extraPlugins = [], management: serveManagement = true, appOrigins }: ServerOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     // Tokens and keys never reach the logs, nor query strings; one entry per request, at debug.
@@ -61,6 +65,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
+    ...(appOrigins ? { rewriteUrl: routeByHost(appOrigins, config.appsPath) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -162,6 +167,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
         bundles: s.frontendBundles,
         appsPath: s.config.appsPath,
         publicUrl: s.config.publicUrl,
+        origins: s.origins,
         bundleWaitMs: s.config.bundleWaitSeconds * 1000,
       }),
   ];

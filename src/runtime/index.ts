@@ -25,6 +25,7 @@ import { fileRoutes } from './http/file-routes.ts';
 import type { AppFiles } from '../files/app-files.ts';
 import type { AppValuesSource } from '../secrets/app-values.ts';
 import type { RequestLogWriter } from '../monitoring/request-log.ts';
+import type { AppOrigins } from '../tools/app-origin.ts';
 
 export type { EventRunner, TriggerEvent } from './runs/runner.ts';
 
@@ -58,6 +59,8 @@ export interface RuntimeOptions {
   publicUrl?: string | null;
   /** End-user sessions and mails (DESIGN §18; accounts/settings.ts); the defaults when left out. */
   accounts?: AccountSettings;
+  /** Each application's own origin (tools/app-origin.ts). */
+  origins: AppOrigins;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -90,6 +93,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         rateLimits: new AppRateLimits(limits.appPerMinute),
         requestLog: options.requestLog,
         publicUrl: options.publicUrl ?? null,
+        origins: options.origins,
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
