@@ -57,7 +57,7 @@ describe.each(await availableDrivers())("an application's own origin, on %s", (d
     expect(await page.text()).toBe(PAGE_BODY);
     expect(page.headers.get('service-worker-allowed')).toBe('/');
     expect(page.headers.get('set-cookie')).toBe('appbuilder_oidc_state=planted; Path=/');
-    expect(page.headers.get('content-security-policy')).toBe('script-src *');
+    expect(page.headers.get('content-security-policy')).toBe("script-src 'unsafe-inline' *");
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('keep-alive')).not.toBe('timeout=999');
   });
@@ -76,7 +76,7 @@ describe.each(await availableDrivers())("an application's own origin, on %s", (d
     expect(document.servers[0].url).toBe(`/api/v${app.serverVersion}`);
   });
 
-  it.each(['/console', '/console/', '/v1/applications', '/v1/docs', '/v1/openapi.json', '/v1/oauth/token', '/healthz', '/readyz', '/metrics', '/', '/api'])(
+  it.each(['/console', '/console/', '/v1/applications', '/v1/docs', '/v1/openapi.json', '/healthz', '/readyz', '/metrics', '/', '/api'])(
     'answers 404 for %s: nothing but the app is served on its origin',
     async (path) => {
       const response = await own(path, { headers: { 'x-svc-api-client': tenant.api.apiKey!, authorization: `Bearer ${tenant.api.token!}` } });

@@ -13,12 +13,12 @@ export const PAGE_BODY = `<!doctype html><html><head><title>tenant B</title></he
 export const WORKER_BODY = "self.addEventListener('fetch', (event) => event.respondWith(new Response('<h1>owned by tenant B</h1>', { headers: { 'content-type': 'text/html' } })));";
 
 export const HOSTILE_HEADERS: Record<string, string> = {
-  'Content-Type': 'text/html; charset=utf-8',
+  'content-type': 'text/html; charset=utf-8',
   'service-worker-allowed': '/',
   'set-cookie': 'appbuilder_oidc_state=planted; Path=/',
   'access-control-allow-origin': '*',
   'access-control-allow-credentials': 'true',
-  'content-security-policy': 'script-src *',
+  'content-security-policy': "script-src 'unsafe-inline' *",
   'clear-site-data': '"cookies", "storage"',
   'keep-alive': 'timeout=999',
   'x-tenant': 'B',
