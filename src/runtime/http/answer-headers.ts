@@ -30,8 +30,11 @@ const SHARED_ALLOWED = new Set([
   'age',
 ]);
 
-/** JSON (also `application/problem+json` and the like), plain text and CSV: never rendered as a page. */
-const SHARED_TYPE = /^(application\/([a-z0-9.+-]+\+)?json|text\/plain|text\/csv)\s*(;|$)/i;
+/**
+ * JSON (also `application/problem+json` and the like), plain text, CSV and TypeScript source (the
+ * typed client): never rendered as a page, nor run as a script (nosniff).
+ */
+const SHARED_TYPE = /^(application\/([a-z0-9.+-]+\+)?json|text\/plain|text\/csv|application\/typescript)\s*(;|$)/i;
 
 export const PLAIN_TEXT = 'text/plain; charset=utf-8';
 
