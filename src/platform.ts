@@ -127,6 +127,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
             return (await services.tokens.authenticate(request.headers.authorization, Array.isArray(key) ? key[0] : key)).customerId;
           },
           publicUrl: config.publicUrl,
+          origins,
           relationLimit: config.relationLimit,
           embeddedIdLimit: config.embeddedIdLimit,
         })

@@ -45,6 +45,17 @@ import { routeByHost } from './app-host.ts';
 
 export const INTERFACE_VERSION = '0.0.5';
 
+/** The management API answers JSON, files and zips: never a page, so nothing in it may run, frame or be sniffed. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+function apiAnswerHeaders(scope: FastifyInstance): void {
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    // A stored file's own (sandboxed) policy stays.
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
+  });
+}
+
 export interface ServerOptions {
   services: Services;
   /** Pino options; `stream` lets tests read the log. */
@@ -128,6 +139,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
 
   await app.register(
     async (scope) => {
+      apiAnswerHeaders(scope);
       await scope.register(formbody);
       await scope.register(oauthRoutes(services));
       // Signed file URLs carry their own grant (DESIGN §12): no credentials.
@@ -138,6 +150,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
   const management = async (scope: FastifyInstance, prefix: string, plugins: ((s: Services) => FastifyPluginAsyncTypebox)[]) => {
     await scope.register(
       async (child) => {
+        apiAnswerHeaders(child);
         requireApiClient(child, services.tokens);
         // Roles and project scope (before the body is read), then the audit of every write (access/).
         guardManagementRoutes(child, services.db);

@@ -1,5 +1,6 @@
 // Realtime (DESIGN §17): the hub of this process and its two transports, mounted beside the
 // generated apps by the processes that serve them (role `all` or `runtime`).
+import type { AppOrigins } from '../tools/app-origin.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
@@ -27,6 +28,7 @@ export async function startRealtime(
     auth: EndUserAuth;
     builderCustomer(request: FastifyRequest): Promise<string>;
     publicUrl?: string | null;
+    origins?: AppOrigins;
     relationLimit?: number;
     embeddedIdLimit?: number;
     logger?: FeedLogger;
@@ -34,6 +36,6 @@ export async function startRealtime(
 ): Promise<Realtime> {
   const hub = new RealtimeHub(db, deps.settings, { relationLimit: deps.relationLimit, embeddedIdLimit: deps.embeddedIdLimit }, deps.logger);
   await hub.start();
-  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderCustomer: deps.builderCustomer, publicUrl: deps.publicUrl ?? null });
+  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderCustomer: deps.builderCustomer, publicUrl: deps.publicUrl ?? null, origins: deps.origins });
   return { hub, plugin, close: () => hub.close() };
 }

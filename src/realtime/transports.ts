@@ -15,6 +15,7 @@ import { UPLOAD_PATH } from '../runtime/http/upload-route.ts';
 import { outsideRequests } from '../storage/request-scope.ts';
 import type { Connection, OutEvent, RealtimeHub } from './hub.ts';
 import type { Audience } from './visibility.ts';
+import type { AppOrigins } from '../tools/app-origin.ts';
 
 export interface RealtimeRouteOptions {
   appsPath: string;
@@ -24,6 +25,8 @@ export interface RealtimeRouteOptions {
   /** The customer whose management credentials these headers carry; throws 401 when they are bad. */
   builderCustomer(request: FastifyRequest): Promise<string>;
   publicUrl?: string | null;
+  /** Each application's own origin: a stream opened there gives file URLs on it. */
+  origins?: AppOrigins;
 }
 
 /** Who subscribes, resolved before the stream opens (so refusals are ordinary problem answers). */
@@ -63,7 +66,9 @@ async function subscriberOf(request: FastifyRequest, options: RealtimeRouteOptio
   if (!served) throw notFound(`No published version ${version} of application ${applicationId}.`);
   const query = request.query as Query;
   const origin = (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
-  const filesUrl = `${origin}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
+  const onOwnOrigin = options.origins?.applicationOf(request.headers.host) != null;
+  const appBase = onOwnOrigin ? options.origins!.of(applicationId) : `${origin}${options.appsPath}/${applicationId}`;
+  const filesUrl = `${appBase}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
   let caller: Caller = { kind: 'anonymous' };
   let token: string | null = null;
   let claims: AccessClaims | null = null;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createTenant } from '../support/tenant.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
 import { publishApp, type Published } from '../runtime-runs/support.ts';
 import { hostileScode, PAGE_BODY } from './hostile-page.ts';
 
@@ -16,11 +16,13 @@ const SANDBOX = "sandbox; default-src 'none'";
 describe.each(await availableDrivers())('a generated app on the shared origin, on %s', (driver) => {
   let t: TestPlatform;
   let app: Published;
+  let tenant: Tenant;
   const shared = (path: string) => fetch(`${t.baseUrl}${app.path}${path}`, { redirect: 'manual' });
 
   beforeAll(async () => {
     t = await startTestPlatform(driver);
-    app = await publishApp(t, await createTenant(t, 'Tenant B'), hostileScode());
+    tenant = await createTenant(t, 'Tenant B');
+    app = await publishApp(t, tenant, hostileScode());
   }, 120_000);
   afterAll(async () => t?.close());
 
@@ -72,5 +74,20 @@ describe.each(await availableDrivers())('a generated app on the shared origin, o
     // The page's script, asked for directly, is not a script here.
     const script = await shared('/docs/assets/swagger-ui-bundle.js');
     expect(script.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  });
+
+  it('keeps the console and the management API strict: their own CSP, nosniff, no service worker scope', async () => {
+    const page = await fetch(`${t.baseUrl}/console`);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(page.headers.get('service-worker-allowed')).toBeNull();
+    // Refusals too (401 without credentials).
+    for (const response of [await fetch(`${t.baseUrl}/v1/applications`), await fetch(`${t.baseUrl}/v1/oauth/token`, { method: 'POST' })]) {
+      expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('service-worker-allowed')).toBeNull();
+    }
+    const listed = await fetch(`${t.baseUrl}/v1/applications`, { headers: { authorization: `Bearer ${tenant.api.token!}`, 'x-svc-api-client': tenant.api.apiKey! } });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
   });
 });
