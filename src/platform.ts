@@ -115,7 +115,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         authLockoutSeconds: config.authLockoutSeconds,
       },
     });
-    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files });
+    const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files, origins });
     await bootstrapFirstClient(services);
     const servesApps = role === 'all' || role === 'runtime';
     // The runtime role serves realtime subscribers; any role may write the changes they receive.
@@ -128,6 +128,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
           builderPrincipal,
           publicUrl: config.publicUrl,
           rateLimits: runtime.rateLimits,
+          origins,
           relationLimit: config.relationLimit,
           embeddedIdLimit: config.embeddedIdLimit,
         })
@@ -136,6 +137,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       services,
       logger: options.logger ?? false,
       management: role !== 'runtime',
+      appOrigins: origins,
       extraPlugins: servesApps ? [runtime.plugin(config.appsPath), ...(realtime ? [realtime.plugin] : [])] : [],
     });
     listening.server = server;

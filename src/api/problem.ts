@@ -75,10 +75,11 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 export function registerProblemHandlers(app: FastifyInstance): void {
   const allowedMethods = trackAllowedMethods(app);
   const noRoute = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const path = request.url.split('?')[0];
-    const allow = allowedMethods(path);
-    if (allow.length > 0) return sendProblem(reply, methodNotAllowed(request.method, path, allow));
-    return sendProblem(reply, new Problem(404, `No route for ${request.method} ${path}.`));
+    // Matched on the URL as routed; named as sent (routing by Host rewrites an app origin's URLs).
+    const sent = request.originalUrl.split('?')[0];
+    const allow = allowedMethods(request.url.split('?')[0]);
+    if (allow.length > 0) return sendProblem(reply, methodNotAllowed(request.method, sent, allow));
+    return sendProblem(reply, new Problem(404, `No route for ${request.method} ${sent}.`));
   };
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A body-carrying method (QUERY) with no route fails at the body parser before the 404 handler runs.

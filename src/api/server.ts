@@ -40,8 +40,21 @@ import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { guardManagementRoutes } from '../access/guard.ts';
 import { recordManagementWrites } from '../access/audit.ts';
+import type { AppOrigins } from '../tools/app-origin.ts';
+import { routeByHost } from './app-host.ts';
 
 export const INTERFACE_VERSION = '0.0.5';
+
+/** The management API answers JSON, files and zips: never a page, so nothing in it may run, frame or be sniffed. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+function apiAnswerHeaders(scope: FastifyInstance): void {
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    // A stored file's own (sandboxed) policy stays.
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
+  });
+}
 
 export interface ServerOptions {
   services: Services;
@@ -51,9 +64,11 @@ export interface ServerOptions {
   extraPlugins?: ((app: FastifyInstance) => Promise<void>)[];
   /** Whether the management API (and its token route, docs and OpenAPI) is served; false for `--role runtime`. */
   management?: boolean;
+  /** Each application's own origin: a request whose Host names an application is served as that application only (api/app-host.ts). */
+  appOrigins?: AppOrigins;
 }
 
-export async function buildServer({ services, logger = false, extraPlugins = [], management: serveManagement = true }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ services, logger = false, extraPlugins = [], management: serveManagement = true, appOrigins }: ServerOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     // Tokens and keys never reach the logs, nor query strings; one entry per request, at debug.
@@ -61,6 +76,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
+    ...(appOrigins ? { rewriteUrl: routeByHost(appOrigins, config.appsPath) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -123,6 +139,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
 
   await app.register(
     async (scope) => {
+      apiAnswerHeaders(scope);
       await scope.register(formbody);
       await scope.register(oauthRoutes(services));
       // Signed file URLs carry their own grant (DESIGN §12): no credentials.
@@ -133,6 +150,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
   const management = async (scope: FastifyInstance, prefix: string, plugins: ((s: Services) => FastifyPluginAsyncTypebox)[]) => {
     await scope.register(
       async (child) => {
+        apiAnswerHeaders(child);
         requireApiClient(child, services.tokens);
         // Roles and project scope (before the body is read), then the audit of every write (access/).
         guardManagementRoutes(child, services.db);
@@ -162,6 +180,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
         bundles: s.frontendBundles,
         appsPath: s.config.appsPath,
         publicUrl: s.config.publicUrl,
+        origins: s.origins,
         bundleWaitMs: s.config.bundleWaitSeconds * 1000,
       }),
   ];

@@ -18,16 +18,19 @@ export async function openCommand(ref: string, options: JsonOption): Promise<voi
       frontendBundleUrl,
     }));
   if (served.length === 0) throw new Error(`${app.scode.appId} has no served version: run \`appbuilder publish ${app.scode.appId}\``);
-  print(options, { applicationId: app.id, versions: served }, () =>
-    served
-      .flatMap((v) => [
+  // The application's own origin: where a browser opens it (its reference page and HTML answers are there only).
+  const appUrl = app.status.appUrl;
+  print(options, { applicationId: app.id, appUrl, versions: served }, () =>
+    [
+      ...(appUrl ? [`App:        ${appUrl} (its own origin, for browsers)`] : []),
+      ...served.flatMap((v) => [
         `v${v.serverVersion} (${v.state})`,
         `  API:      ${v.apiUrl ?? '-'}`,
         `  Docs:     ${v.docsUrl ?? '-'}`,
         `  OpenAPI:  ${v.openapiUrl ?? '-'}`,
         `  Client:   ${v.clientUrl ?? '-'}`,
         ...(v.frontendBundleUrl ? [`  Frontend: ${v.frontendBundleUrl} (appbuilder bundle ${app.scode.appId} -o app.zip)`] : []),
-      ])
-      .join('\n'),
+      ]),
+    ].join('\n'),
   );
 }

@@ -1,6 +1,7 @@
 // Realtime (DESIGN §17): the hub of this process and its two transports, mounted beside the
 // generated apps by the processes that serve them (role `all` or `runtime`).
-import type { FastifyInstance } from 'fastify';
+import type { AppOrigins } from '../tools/app-origin.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
@@ -32,6 +33,8 @@ export async function startRealtime(
     publicUrl?: string | null;
     /** The app routes' rate-limit counts: opening a stream counts as a request. */
     rateLimits?: AppRateLimits;
+    /** Each application's own origin: a stream opened there gives file URLs on it. */
+    origins?: AppOrigins;
     relationLimit?: number;
     embeddedIdLimit?: number;
     logger?: FeedLogger;
@@ -39,6 +42,6 @@ export async function startRealtime(
 ): Promise<Realtime> {
   const hub = new RealtimeHub(db, deps.settings, { relationLimit: deps.relationLimit, embeddedIdLimit: deps.embeddedIdLimit }, deps.logger);
   await hub.start();
-  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderPrincipal: deps.builderPrincipal, publicUrl: deps.publicUrl ?? null, ...(deps.rateLimits ? { rateLimits: deps.rateLimits } : {}) });
+  const plugin = realtimeRoutes({ appsPath: deps.appsPath, registry: deps.registry, auth: deps.auth, hub, builderPrincipal: deps.builderPrincipal, publicUrl: deps.publicUrl ?? null, origins: deps.origins, ...(deps.rateLimits ? { rateLimits: deps.rateLimits } : {}) });
   return { hub, plugin, close: () => hub.close() };
 }

@@ -20,6 +20,7 @@ import { outsideRequests } from '../storage/request-scope.ts';
 import type { Connection, OutEvent, RealtimeHub } from './hub.ts';
 import type { Audience } from './visibility.ts';
 import type { StreamSlot } from './stream-slots.ts';
+import type { AppOrigins } from '../tools/app-origin.ts';
 
 export interface RealtimeRouteOptions {
   appsPath: string;
@@ -31,6 +32,8 @@ export interface RealtimeRouteOptions {
   publicUrl?: string | null;
   /** APPBUILDER_APP_RATE_LIMIT's counts, shared with the app routes: opening a stream is a request. */
   rateLimits?: AppRateLimits;
+  /** Each application's own origin: a stream opened there gives file URLs on it. */
+  origins?: AppOrigins;
 }
 
 /** Who subscribes, resolved before the stream opens (so refusals are ordinary problem answers). */
@@ -76,7 +79,9 @@ async function subscriberOf(request: FastifyRequest, reply: FastifyReply, option
   }
   const query = request.query as Query;
   const origin = (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
-  const filesUrl = `${origin}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
+  const onOwnOrigin = options.origins?.applicationOf(request.headers.host) != null;
+  const appBase = onOwnOrigin ? options.origins!.of(applicationId) : `${origin}${options.appsPath}/${applicationId}`;
+  const filesUrl = `${appBase}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`;
   const token: string | null = hasManagementCredentials(request) ? null : (/^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? query.token ?? null);
   let claims: AccessClaims | null = null;
   const resolveCaller = async (): Promise<Caller> => {

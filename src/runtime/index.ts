@@ -68,10 +68,11 @@ export interface RuntimeOptions {
   /** End-user sessions and mails (DESIGN §18; accounts/settings.ts); the defaults when left out. */
   accounts?: AccountSettings;
   /**
-   * Each application's own origin, from configuration: where OpenID sign-ins answer and return,
-   * and what account mails link to. None: those routes answer 503 (no trustworthy origin).
+   * Each application's own origin, from configuration (tools/app-origin.ts): a request whose Host
+   * names one is served as that application, OpenID sign-ins answer and return there, and account
+   * mails link to it.
    */
-  origins?: AppOrigins;
+  origins: AppOrigins;
 }
 
 export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Runtime> {
@@ -110,6 +111,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         rateLimits,
         requestLog: options.requestLog,
         publicUrl: options.publicUrl ?? null,
+        origins: options.origins,
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),

@@ -25,6 +25,7 @@ import { AuditService } from '../access/audit.ts';
 import { AttachmentService } from './attachments.ts';
 import { SpecificationService } from './specifications.ts';
 import { FigmaService } from './figma.ts';
+import { AppOrigins } from '../tools/app-origin.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
 export interface Services {
@@ -52,6 +53,8 @@ export interface Services {
   attachments: AttachmentService;
   specifications: SpecificationService;
   figma: FigmaService;
+  /** Each application's own origin (tools/app-origin.ts): the address the service gives for an app. */
+  origins: AppOrigins;
 }
 
 export interface ServiceDependencies {
@@ -64,9 +67,11 @@ export interface ServiceDependencies {
   appValues?: AppValuesCache;
   /** The customers' files, when made before (the generated apps store their uploads there too). */
   files?: FileService;
+  /** The platform's AppOrigins (reading the listening port); else one on the configured port. */
+  origins?: AppOrigins;
 }
 
-export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues, files }: ServiceDependencies): Promise<Services> {
+export async function createServices(db: Db, config: Config, { masterKey, dropApplicationData, jobs, queue, registry, appValues, files, origins }: ServiceDependencies): Promise<Services> {
   const apiClients = new ApiClientService(db);
   const applications = new ApplicationService(db, jobs, queue, dropApplicationData);
   const monitoring = new MonitoringService(db, config, applications, masterKey);
@@ -104,6 +109,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     attachments,
     specifications: new SpecificationService(db, attachments, applications, jobs, queue),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
+    origins: origins ?? new AppOrigins(config, () => config.port),
   };
 }
 

@@ -29,7 +29,7 @@ export async function latestPublishedVersion(db: Db, applicationId: string): Pro
   return row ? { serverVersion: row.server_version, scode: row.scode as unknown as AppDefinition } : null;
 }
 
-/** `{app_url}` of an application under a public origin: `http://host/apps/{id}`. */
+/** The shared path form of an application under a public origin: `http://host/apps/{id}` (its own origin is `AppOrigins.of`). */
 export function appUrlOf(origin: string, appsPath: string, applicationId: string): string {
   return `${origin.replace(/\/+$/, '')}${appsPath}/${applicationId}`;
 }
@@ -44,7 +44,7 @@ export class IntegrationPromptService {
     private readonly applications: ApplicationService,
   ) {}
 
-  /** `appUrl`: the application's `{app_url}` as callers reach it. */
+  /** `appUrl`: the application's `{app_url}`, its own origin (tools/app-origin.ts). */
   async get(customerId: string, applicationId: string, appUrl: string): Promise<IntegrationPrompts> {
     const row = await this.applications.findRow(this.db.kysely, customerId, applicationId);
     const published = await latestPublishedVersion(this.db, applicationId);

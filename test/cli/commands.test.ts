@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, cliStarted, signup, startService, waitFor, type RunningService } from './support.ts';
 import { EXAMPLES_DIR, loadExample } from '../support/examples.ts';
+import { fetchAppOrigin } from '../support/app-origin.ts';
 
 // One service for the whole file: each command is run against the state the previous ones left.
 let service: RunningService;
@@ -170,10 +171,12 @@ describe('appbuilder publish, status, open, runs, bundle and unpublish', { timeo
   it('open prints the API, docs, OpenAPI and typed-client addresses, which answer', async () => {
     const open = await cli(['open', 'todo', '--json'], service.env);
     expect(open.code).toBe(0);
-    const { versions } = json<{ versions: Array<Deployment & { frontendBundleUrl?: string; clientUrl?: string }> }>(open.stdout);
+    const { appUrl, versions } = json<{ appUrl: string; versions: Array<Deployment & { frontendBundleUrl?: string; clientUrl?: string }> }>(open.stdout);
     const served = versions.find((v) => v.apiUrl === apiUrl)!;
-    expect(served.docsUrl).toBe(`${apiUrl}/docs`);
-    expect((await fetch(served.docsUrl!)).status).toBe(200);
+    // The reference page (HTML) is on the app's own origin; the JSON on the path form.
+    expect(appUrl).toMatch(/^http:\/\/[0-9a-f-]{36}\.localhost:\d+$/);
+    expect(served.docsUrl).toBe(`${appUrl}/api/v${served.serverVersion}/docs`);
+    expect((await fetchAppOrigin(served.docsUrl!)).status).toBe(200);
     expect((await fetch(served.openapiUrl!)).status).toBe(200);
     expect(served.clientUrl).toBe(`${apiUrl}/client.ts`);
     expect(await (await fetch(served.clientUrl!)).text()).toContain('export function createClient');

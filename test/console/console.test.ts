@@ -130,6 +130,8 @@ describe('the builder console in Chromium', () => {
     await page.getByRole('link', { name: 'Publish', exact: true }).click();
     await page.getByRole('button', { name: /^Publish v/ }).click();
     await page.locator('.status.active').first().waitFor({ timeout: 60_000 });
+    // The application's own origin, where a browser opens it (never the console's).
+    expect(await page.locator('a.app-url').getAttribute('href')).toMatch(/^http:\/\/[0-9a-f-]{36}\.localhost:\d+$/);
     await axeCheck('publish');
 
     await page.getByRole('link', { name: 'Data', exact: true }).click();

@@ -6,6 +6,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { todoScode } from '../support/examples.ts';
 import { publishAndWait, versionPath } from './support.ts';
+import { fetchAppOrigin } from '../support/app-origin.ts';
 import { SseClient, until, WsClient } from '../realtime/clients.ts';
 
 interface Doc {
@@ -223,8 +224,14 @@ describe('the OpenAPI document and reference page of a served version', () => {
     }
   });
 
-  it('serves a reference page whose scripts and styles come from this server (no CDN)', async () => {
-    const reply = await fetch(`${base}/docs`);
+  it("serves a reference page, on the app's own origin, whose scripts and styles come from this server (no CDN)", async () => {
+    // The shared path form answers HTML nowhere: it points to the app's own origin.
+    const shared = await fetch(`${base}/docs`, { redirect: 'manual' });
+    expect(shared.status).toBe(302);
+    const appUrl = t.platform.origins.of(app.id);
+    const ownPath = `/api/v${app.serverVersion}`;
+    expect(shared.headers.get('location')).toBe(`${appUrl}${ownPath}/docs`);
+    const reply = await fetchAppOrigin(shared.headers.get('location')!);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^text\/html/);
     expect(reply.headers.get('content-security-policy')).toContain("script-src 'self'");
@@ -232,12 +239,12 @@ describe('the OpenAPI document and reference page of a served version', () => {
     const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(urls).toHaveLength(3);
     for (const url of urls) {
-      expect(url.startsWith(versionPath(t, app.id, app.serverVersion))).toBe(true);
-      const asset = await fetch(`${t.baseUrl}${url}`);
+      expect(url.startsWith(ownPath)).toBe(true);
+      const asset = await fetchAppOrigin(`${appUrl}${url}`);
       expect(asset.status, url).toBe(200);
       expect(asset.headers.get('content-type')).toMatch(/^text\/(css|javascript)/);
       const text = await asset.text();
-      if (url.endsWith('init.js')) expect(text).toContain(`"${versionPath(t, app.id, app.serverVersion)}/openapi.json"`);
+      if (url.endsWith('init.js')) expect(text).toContain(`"${ownPath}/openapi.json"`);
       else expect(text.length).toBeGreaterThan(100_000);
     }
   });

@@ -7,6 +7,7 @@ import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../support/tenant.ts';
 import { waitForJob } from './support.ts';
+import { fetchAppOrigin } from '../support/app-origin.ts';
 
 interface Deployment {
   serverVersion: string;
@@ -16,7 +17,7 @@ interface Deployment {
   openapiUrl?: string;
   frontendBundleUrl?: string;
 }
-type Application = Omit<AppReply, 'status'> & { status: { jobs: Array<{ id: string; jobType: string }>; deployments: Deployment[] } };
+type Application = Omit<AppReply, 'status'> & { status: { jobs: Array<{ id: string; jobType: string }>; deployments: Deployment[]; appUrl?: string } };
 
 describe.each(await availableDrivers())('URLs of served versions on %s', (driver) => {
   let t: TestPlatform;
@@ -34,7 +35,10 @@ describe.each(await availableDrivers())('URLs of served versions on %s', (driver
     expect(reply.status).toBe(202);
     const pending = reply.body.status.deployments.find((d) => d.serverVersion === app.serverVersion)!;
     const apiUrl = `${t.baseUrl}/apps/${app.id}/api/v${app.serverVersion}`;
-    expect(pending).toMatchObject({ state: 'pending', apiUrl, docsUrl: `${apiUrl}/docs`, openapiUrl: `${apiUrl}/openapi.json` });
+    // The reference page (HTML) is on the app's own origin; the JSON API on the path form too.
+    const appUrl = t.platform.origins.of(app.id);
+    expect(reply.body.status.appUrl).toBe(appUrl);
+    expect(pending).toMatchObject({ state: 'pending', apiUrl, docsUrl: `${appUrl}/api/v${app.serverVersion}/docs`, openapiUrl: `${apiUrl}/openapi.json` });
 
     const job = reply.body.status.jobs.find((j) => j.jobType === 'deployment')!;
     expect((await waitForJob(tenant, app.id, job.id)).status).toBe('succeeded');
@@ -43,7 +47,7 @@ describe.each(await availableDrivers())('URLs of served versions on %s', (driver
     const list = await fetch(`${pending.apiUrl}/toDos`, { headers: { authorization: `Bearer ${tenant.api.token}`, 'x-svc-api-client': tenant.api.apiKey! } });
     expect(list.status).toBe(200);
     expect(await list.json()).toMatchObject({ items: [], total: 0 });
-    expect((await fetch(pending.docsUrl!)).status).toBe(200);
+    expect((await fetchAppOrigin(pending.docsUrl!)).status).toBe(200);
     const openapi = await fetch(pending.openapiUrl!);
     expect(openapi.status).toBe(200);
     expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0');

@@ -88,7 +88,8 @@ describe.each(drivers)('integration prompts and frontend bundle over the real se
     const reply = await tenant.api.get<Prompts>(url('integration-prompts'));
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body).sort()).toEqual([...KINDS].sort());
-    const base = `${t.baseUrl}${apiPath(t, app.id, app.serverVersion)}`;
+    // The prompts give the application's own origin (a frontend runs in a browser).
+    const base = `${t.platform.origins.of(app.id)}/api/v${app.serverVersion}`;
     const names = namesOf(app.scode);
     expect(names).toEqual(expect.arrayContaining(['/toDos', '/users', '`title`', '`deadline`', '`todos`', '/toDos/:id/complete']));
     for (const kind of KINDS) {
@@ -135,7 +136,7 @@ describe.each(drivers)('integration prompts and frontend bundle over the real se
     for (const kind of KINDS) {
       expect(before[kind], kind).not.toContain('`priority`');
       expect(after[kind], kind).toContain('`priority`');
-      expect(after[kind], kind).toContain(`${t.baseUrl}${apiPath(t, app.id, version)}`);
+      expect(after[kind], kind).toContain(`${t.platform.origins.of(app.id)}/api/v${version}`);
       for (const name of namesOf(changed.body.scode)) expect(after[kind], `${kind}: ${name}`).toContain(name);
     }
 

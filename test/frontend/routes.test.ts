@@ -14,6 +14,7 @@ import { JobQueue } from '../../src/jobs/queue.ts';
 import { ApplicationService } from '../../src/services/applications/service.ts';
 import { FrontendBundleService } from '../../src/services/frontend-bundles.ts';
 import { IntegrationPromptService } from '../../src/services/integration-prompts.ts';
+import { AppOrigins } from '../../src/tools/app-origin.ts';
 import { frontendRoutes } from '../../src/api/routes/frontend.ts';
 import { registerProblemHandlers } from '../../src/api/problem.ts';
 import { validatorCompiler } from '../../src/api/validation.ts';
@@ -39,7 +40,7 @@ async function server(bundleWaitMs: number): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request) => {
     request.principal = { customerId: String(request.headers['x-test-customer']) } as Principal;
   });
-  await app.register(frontendRoutes({ prompts: new IntegrationPromptService(db, applications), bundles, appsPath: '/apps', publicUrl: null, bundleWaitMs }), { prefix: '/v1' });
+  await app.register(frontendRoutes({ prompts: new IntegrationPromptService(db, applications), bundles, appsPath: '/apps', publicUrl: null, origins: new AppOrigins({ appsDomain: 'localhost', publicUrl: null }, () => 8080), bundleWaitMs }), { prefix: '/v1' });
   servers.push(app);
   return app;
 }
@@ -94,13 +95,14 @@ describe('integration prompts (spec endpoint 7)', () => {
     const body = reply.json<Record<string, string>>();
     expect(Object.keys(body).sort()).toEqual(['buildFrontend', 'connectToExistingApp', 'testApi']);
     expect(body.buildFrontend).toContain('Not served yet');
-    expect(body.testApi).toContain(`http://localhost:80/apps/${created.id}/api/v1.0.1/toDos`);
+    // The application's own origin: a frontend runs in a browser, which resolves *.localhost.
+    expect(body.testApi).toContain(`http://${created.id}.localhost:8080/api/v1.0.1/toDos`);
 
     await publish(created.id, '1.0.1');
     const published = (await get(app, `/v1/applications/${created.id}/integration-prompts`)).json<Record<string, string>>();
     expect(published.buildFrontend).not.toContain('Not served yet');
     expect(published.buildFrontend).toContain('is published and served');
-    expect(published.buildFrontend).toContain(`/apps/${created.id}/api/v1.0.1/openapi.json`);
+    expect(published.buildFrontend).toContain(`http://${created.id}.localhost:8080/api/v1.0.1/openapi.json`);
   });
 
   it("is 404 for another customer's application", async () => {

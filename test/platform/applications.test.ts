@@ -11,7 +11,7 @@ interface ApplicationBody {
   name?: string;
   scode: Record<string, unknown>;
   projectId: string;
-  status: { jobs: unknown[] };
+  status: { jobs: unknown[]; appUrl?: string };
   isActive: boolean;
   serverVersion?: string;
   lastPublishedAt?: string;
@@ -41,10 +41,12 @@ describe.each(drivers)('applications, core (%s)', (driver) => {
       name: 'To-do',
       scode,
       projectId,
-      status: { jobs: [], deployments: [], migrations: [] },
+      // The application's own origin (docs/security.md, "Origins").
+      status: { jobs: [], deployments: [], migrations: [], appUrl: expect.stringMatching(/^http:\/\/[0-9a-f-]{36}\.localhost:\d+$/) },
       isActive: false,
       serverVersion: '1.0.1',
     });
+    expect(created.body.status.appUrl).toBe(t.platform.origins.of(created.body.id));
     const got = await api.get<ApplicationBody>(`/v1/applications/${created.body.id}`);
     expect(got.body).toEqual(created.body);
   });

@@ -36,6 +36,13 @@ export const JobSummarySchema = Type.Object({
 });
 
 export const ApplicationStatusSchema = Type.Object({
+  appUrl: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description:
+        "The application's own origin, `http://{applicationId}.{APPBUILDER_APPS_DOMAIN}:{port}`: its API at `{appUrl}/api/v{serverVersion}/…`, its reference page and its HTML answers are served there (browsers resolve `*.localhost` themselves).",
+    }),
+  ),
   jobs: Type.Array(JobRecordSchema),
   deployments: Type.Array(
     Type.Object({
@@ -47,8 +54,14 @@ export const ApplicationStatusSchema = Type.Object({
       errorRate: Type.Optional(Type.Number({ description: 'Share of 5xx answers over the last 5 minutes (0 without requests).' })),
       recentRequests: Type.Optional(Type.Integer({ description: 'Requests over the last 5 minutes.' })),
       health: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('degraded')], { description: '`degraded` when errorRate passes APPBUILDER_ALERT_ERROR_RATE.' })),
-      apiUrl: Type.Optional(Type.String({ format: 'uri', description: 'Where the version answers: `{app_url}/api/v{serverVersion}` (origin from APPBUILDER_PUBLIC_URL, else the request).' })),
-      docsUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's API reference page: `{apiUrl}/docs`." })),
+      apiUrl: Type.Optional(
+        Type.String({
+          format: 'uri',
+          description:
+            'Where the version answers on the shared path form, JSON and plain text only: `{origin}/apps/{applicationId}/api/v{serverVersion}` (origin from APPBUILDER_PUBLIC_URL, else the request). The same API is at `{appUrl}/api/v{serverVersion}`.',
+        }),
+      ),
+      docsUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's API reference page, on the application's own origin: `{appUrl}/api/v{serverVersion}/docs`." })),
       openapiUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's OpenAPI 3.1 document: `{apiUrl}/openapi.json`." })),
       frontendBundleUrl: Type.Optional(Type.String({ format: 'uri', description: 'On the most recently published served version: the download of its frontend bundle (management credentials).' })),
     }),

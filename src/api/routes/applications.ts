@@ -18,7 +18,7 @@ import { addServedUrls } from '../served-urls.ts';
  */
 export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox {
   const plugin: FastifyPluginAsyncTypebox = async (app) => {
-    addServedUrls(app, services.config);
+    addServedUrls(app, services.config, services.origins);
     const common = { tags: ['applications'], security: MANAGEMENT_SECURITY };
     const apps = services.applications;
 

@@ -6,6 +6,7 @@ import { appUrlOf, type IntegrationPromptService } from '../../services/integrat
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { problemResponses } from '../schemas.ts';
 import { ApplicationParams } from './application-schemas.ts';
+import type { AppOrigins } from '../../tools/app-origin.ts';
 
 export interface FrontendRouteOptions {
   prompts: IntegrationPromptService;
@@ -14,6 +15,8 @@ export interface FrontendRouteOptions {
   appsPath: string;
   /** `config.publicUrl`; when null the origin is taken from the request (protocol + Host). */
   publicUrl: string | null;
+  /** Each application's own origin: the `{app_url}` the integration prompts give (a frontend runs in a browser). */
+  origins: AppOrigins;
   /** How long a download waits for a bundle being built before answering 202 (default 30 s; 0 answers 202 at once). */
   bundleWaitMs?: number;
   /** The `Retry-After` of a 202 (default 5 s). */
@@ -79,7 +82,7 @@ export function frontendRoutes(options: FrontendRouteOptions): FastifyPluginAsyn
       },
       async (request) => {
         const { applicationId } = request.params;
-        return options.prompts.get(request.principal.customerId, applicationId, appUrl(request, applicationId));
+        return options.prompts.get(request.principal.customerId, applicationId, options.origins.of(applicationId));
       },
     );
 

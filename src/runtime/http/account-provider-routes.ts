@@ -95,7 +95,8 @@ export function accountProviderRoutes(options: AccountProviderOptions): RouteSou
         path: '/auth/oauth/:provider',
         handler: limited(async (request) => {
           const started = await startSignIn(db, placeOf(request, origins), request.params.provider, request.query.redirect);
-          return { status: 302, headers: { location: started.location, 'set-cookie': started.cookie, 'cache-control': 'no-store' } };
+          // The state cookie is the service's own (scoped to this app's callback), not a builder's.
+          return { status: 302, headers: { location: started.location, 'cache-control': 'no-store' }, serviceHeaders: { 'set-cookie': started.cookie } };
         }),
       },
       {
@@ -107,13 +108,14 @@ export function accountProviderRoutes(options: AccountProviderOptions): RouteSou
           const result = await finishSignIn(db, place, request.params.provider, request.query, Array.isArray(cookie) ? cookie.join('; ') : cookie);
           const user = await userForIdentity(db, afterCommit, request.app, result.identity);
           const answer = await mfa.signIn(auth.sessionContext(request.app, request.filesUrl), user);
-          const headers = { 'set-cookie': result.clearCookie, 'cache-control': 'no-store' };
-          if (result.redirect === null) return { status: 200, body: answer, headers };
+          const headers = { 'cache-control': 'no-store' };
+          const serviceHeaders = { 'set-cookie': result.clearCookie };
+          if (result.redirect === null) return { status: 200, body: answer, headers, serviceHeaders };
           // Tokens in the fragment: the browser keeps it to itself (never sent to a server, nor in a Referer).
           const fragment = new URLSearchParams(
             isChallenge(answer) ? { mfaRequired: 'true', mfaToken: answer.mfaToken } : { token: answer.token, refreshToken: answer.refreshToken },
           );
-          return { status: 302, headers: { ...headers, location: `${result.redirect}#${fragment.toString()}` } };
+          return { status: 302, headers: { ...headers, location: `${result.redirect}#${fragment.toString()}` }, serviceHeaders };
         }),
       },
       {

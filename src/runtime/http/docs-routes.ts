@@ -6,7 +6,7 @@ import { buildOpenApi, type OpenApiOptions } from '../docs/openapi.ts';
 import { describeRateLimits } from '../docs/rate-limit-docs.ts';
 import { NO_RATE_LIMITS, type RateLimitSettings } from './rate-limits.ts';
 import type { RouteSource } from './router.ts';
-import type { AppRoute } from './types.ts';
+import type { AppRequest, AppResponse, AppRoute } from './types.ts';
 
 /** The swagger-ui files the reference page loads: the ones @fastify/swagger-ui serves for /v1/docs, served by us (no CDN). */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -49,24 +49,37 @@ function page(title: string, prefix: string): string {
 `;
 }
 
+/** Where the reference page is, for a request on the shared origin (it is served on the app's own origin only). */
+function elsewhere(request: AppRequest): AppResponse {
+  const url = `${request.appUrl}/api/v${request.app.serverVersion}/docs`;
+  return { status: 302, headers: { location: url, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' }, body: `The API reference is served on the application's own origin: ${url}\n` };
+}
+
 /**
  * `GET /openapi.json` (the version's OpenAPI 3.1 document) and `GET /docs` (its reference
- * page, with the swagger-ui assets under `/docs/assets/`). The page is left out when
- * the app itself serves `GET /docs` (a model whose resource is `docs`, or a trigger).
+ * page, with the swagger-ui assets under `/docs/assets/`). The page is HTML, so it is served
+ * on the app's own origin only; on the shared path form it answers a redirect there. The
+ * page is left out when the app itself serves `GET /docs` (a model whose resource is `docs`,
+ * or a trigger).
  */
 export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE_LIMITS, bounds: Pick<OpenApiOptions, 'relationLimit' | 'embeddedIdLimit'> = {}): RouteSource {
-  const documents = new WeakMap<CompiledApp, string>();
+  // One document per version and prefix: the shared path form's, and the own origin's (`/api/v…`).
+  const documents = new WeakMap<CompiledApp, Map<string, string>>();
   return (app) => {
-    const prefix = `${appsPath}/${app.applicationId}/api/v${app.serverVersion}`;
-    const document = () => {
-      let text = documents.get(app);
+    const sharedPrefix = `${appsPath}/${app.applicationId}/api/v${app.serverVersion}`;
+    const ownPrefix = `/api/v${app.serverVersion}`;
+    const prefixOf = (request: AppRequest) => (request.onOwnOrigin ? ownPrefix : sharedPrefix);
+    const document = (prefix: string) => {
+      let texts = documents.get(app);
+      if (!texts) documents.set(app, (texts = new Map()));
+      let text = texts.get(prefix);
       if (text === undefined) {
         text = JSON.stringify(describeRateLimits(buildOpenApi(app, { serverUrl: prefix, ...bounds }), limits));
-        documents.set(app, text);
+        texts.set(prefix, text);
       }
       return text;
     };
-    const routes: AppRoute[] = [{ method: 'GET', path: '/openapi.json', handler: async () => ({ status: 200, json: document() }) }];
+    const routes: AppRoute[] = [{ method: 'GET', path: '/openapi.json', handler: async (request) => ({ status: 200, json: document(prefixOf(request)) }) }];
     const taken = app.modelsByResource.has('docs') || app.definition.triggers.some((t) => t.trigger.type === 'http' && t.trigger.method === 'GET' && /^\/docs(\/|$)/.test(t.trigger.path));
     if (taken) return routes;
     const title = app.definition.appOverview?.name ?? app.definition.appId;
@@ -74,14 +87,17 @@ export function docsRoutes(appsPath: string, limits: RateLimitSettings = NO_RATE
       {
         method: 'GET',
         path: '/docs',
-        handler: async () => ({ status: 200, body: page(title, prefix), headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP } }),
+        handler: async (request) =>
+          request.onOwnOrigin
+            ? { status: 200, body: page(title, ownPrefix), headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP } }
+            : elsewhere(request),
       },
       {
         method: 'GET',
         path: '/docs/init.js',
-        handler: async () => ({
+        handler: async (request) => ({
           status: 200,
-          body: `window.onload = function () {\n  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });\n};\n`,
+          body: `window.onload = function () {\n  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefixOf(request)}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });\n};\n`,
           headers: { 'content-type': 'text/javascript; charset=utf-8' },
         }),
       },

@@ -13,6 +13,8 @@ import { noteAppAnswer, noteAppRequest, trackAppRequests } from '../../monitorin
 import type { RequestLogWriter } from '../../monitoring/request-log.ts';
 import { sendFile } from '../../files/serve.ts';
 import { registerUploadRoute, UPLOAD_PATH } from './upload-route.ts';
+import { answerHeaders, SHARED_ORIGIN_CSP } from './answer-headers.ts';
+import type { AppOrigins } from '../../tools/app-origin.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -29,22 +31,27 @@ export interface GeneratedAppsOptions {
   appValues?: AppValuesSource;
   /** APPBUILDER_PUBLIC_URL: the origin of the URLs the apps hand out (stored files'); else the request's. */
   publicUrl?: string | null;
+  /** Each application's own origin: a request whose Host names one is served as that application (api/server.ts routes it). */
+  origins: AppOrigins;
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
 
-function send(reply: FastifyReply, response: AppResponse): FastifyReply {
+/** The answer, with the headers the origin allows (answer-headers.ts): JSON or plain text only on the shared origin. */
+function send(reply: FastifyReply, response: AppResponse, onOwnOrigin: boolean): FastifyReply {
   reply.status(response.status);
-  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+  const headers = answerHeaders(response.headers, onOwnOrigin, response.serviceHeaders);
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   if (response.json !== undefined) return reply.type('application/json; charset=utf-8').serializer((x) => x as string).send(response.json);
   if (response.body === undefined) return reply.send();
-  if (typeof response.body === 'string' && response.headers?.['content-type']) return reply.send(response.body);
+  if (typeof response.body === 'string' && headers['content-type']) return reply.send(response.body);
   return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(response.body);
 }
 
 /**
- * Serves every published version at `{appsPath}/{applicationId}/api/v{serverVersion}/…`:
- * resolve the version, authenticate the caller, route within that version, answer.
+ * Serves every published version at `{appsPath}/{applicationId}/api/v{serverVersion}/…` (the
+ * shared origin) and at `{app_url}/api/v{serverVersion}/…` (the app's own origin, routed here by
+ * its Host): resolve the version, authenticate the caller, route within that version, answer.
  */
 export function generatedAppsPlugin(options: GeneratedAppsOptions) {
   const routers = new WeakMap<CompiledApp, AppRouter>();
@@ -64,6 +71,11 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
       url: `${options.appsPath}/:applicationId/api/:version/*`,
       schema: { hide: true },
       handler: async (request, reply) => {
+        // On the app's own origin when its Host names it; else the shared origin, where even an
+        // error answer is never rendered as a page.
+        const onOwnOrigin = options.origins.applicationOf(request.headers.host) !== null;
+        reply.header('x-content-type-options', 'nosniff');
+        if (!onOwnOrigin) reply.header('content-security-policy', SHARED_ORIGIN_CSP);
         options.rateLimits?.anonymous(request, reply);
         // The upload route (upload-route.ts) has no wildcard: its path is the files route.
         const { applicationId, version, '*': rest = UPLOAD_PATH.slice(1) } = request.params as { applicationId: string; version: string; '*'?: string };
@@ -86,6 +98,9 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         const caller = await (options.rateLimits ? options.rateLimits.caller(request, reply, resolveCaller) : resolveCaller());
         if (note && caller.kind === 'user') note.userId = String(caller.user.id);
         const values = options.appValues ? await options.appValues.forApplication(applicationId) : undefined;
+        const appUrl = options.origins.of(applicationId);
+        const versionPath = `/api/v${served.compiled.serverVersion}`;
+        const sharedBase = `${(options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '')}${options.appsPath}/${applicationId}`;
         // The write path's rules and defaults read `env` from here (secrets/current-env.ts).
         const response = await withEnv(values?.env ?? {}, () => route.handler({
           app: served.compiled,
@@ -99,11 +114,13 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           address: request.ip,
           ...(values ? { values } : {}),
           customerId: served.customerId,
-          filesUrl: `${(options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '')}${options.appsPath}/${applicationId}/api/v${served.compiled.serverVersion}${UPLOAD_PATH}/`,
+          filesUrl: `${onOwnOrigin ? appUrl : sharedBase}${versionPath}${UPLOAD_PATH}/`,
+          appUrl,
+          onOwnOrigin,
         }));
         if (note) noteAppAnswer(note, response.status, response.json ?? response.body);
         if (response.file) return sendFile(request, reply, response.file.files, response.file.row);
-        return send(reply, response);
+        return send(reply, response, onOwnOrigin);
       },
     };
     fastify.route(appRoute);

@@ -24,6 +24,10 @@ export interface AppRequest {
   customerId?: string;
   /** This version's files route as an absolute URL ending in `/`: a stored file key reads as this plus the key (DESIGN §6). */
   filesUrl?: string;
+  /** The application's own origin, `http://{id}.{APPBUILDER_APPS_DOMAIN}:{port}` (tools/app-origin.ts). */
+  appUrl?: string;
+  /** Whether the request came to the app's own origin (true) or to the shared path form (false or absent). */
+  onOwnOrigin?: boolean;
 }
 
 /** What a handler answers; `json` is sent as is when set (JSON built by PostgreSQL). */
@@ -31,7 +35,10 @@ export interface AppResponse {
   status: number;
   body?: unknown;
   json?: string;
+  /** Headers of the builder's choosing (or a route's): the origin's policy applies (answer-headers.ts). */
   headers?: Record<string, string>;
+  /** Headers the service sets on its own routes (an OpenID flow's state cookie): pass on either origin. */
+  serviceHeaders?: Record<string, string>;
   /** A stored file to stream (files/serve.ts: ETag, Range, 304, safe headers); `status` is then set by it. */
   file?: { files: FileService; row: FileRow };
 }

@@ -27,6 +27,8 @@ export interface ApplicationStatus {
   jobs: JobRecord[];
   deployments: DeploymentStatus[];
   migrations: MigrationStatus[];
+  /** The application's own origin (added to every management answer, api/served-urls.ts). */
+  appUrl?: string;
 }
 
 /** The Application resource exactly as the spec shows it. */

@@ -59,6 +59,10 @@ export function Publish({ api, app, readOnly, onChange }) {
       : html`<p><button type="button" onClick=${doPublish} disabled=${publish.busy || following}>
           ${following ? 'Publishing…' : `Publish v${app.serverVersion}`}</button></p>`}
     <${Problem} error=${publish.error ?? unpublish.error} />
+    ${current.status.appUrl
+      ? html`<p>The application's address (its own origin; browsers open it, and its HTML answers are served only there):
+          <a href=${current.status.appUrl} target="_blank" rel="noopener" class="app-url">${current.status.appUrl}</a></p>`
+      : null}
     <h3>Served versions</h3>
     <${Table}
       caption="Deployments"
