@@ -24,6 +24,7 @@ import { BuilderService } from './builders.ts';
 import { AuditService } from '../access/audit.ts';
 import { AttachmentService } from './attachments.ts';
 import { SpecificationService } from './specifications.ts';
+import { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { FigmaService } from './figma.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
@@ -102,7 +103,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     builders: new BuilderService(db),
     audit: new AuditService(db),
     attachments,
-    specifications: new SpecificationService(db, attachments, applications, jobs, queue),
+    specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
   };
 }
