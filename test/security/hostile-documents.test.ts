@@ -6,6 +6,7 @@
 // message naming the document and the limit it passed (or, for the mapping, what it lacks)
 // well within the time limit; a normal document still builds a specification afterwards. And
 // with a small time limit, a document slower than it is stopped, its job naming the limit.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
@@ -114,7 +115,6 @@ describe.each(await availableDrivers())('hostile documents (%s)', (driver) => {
   afterAll(() => t?.close());
 
   it('keeps /healthz under 200 ms while hostile documents are uploaded and read; each job fails naming the document and the limit; a normal one builds after', async () => {
-    const timeLimit = t.config.extraction.timeoutMs;
     const documents: Hostile[] = [
       { name: 'report.pdf', bytes: manyPagePdf(20_000), kind: 'pdf', error: /report\.pdf \(pdf\) could not be read: the PDF has 20,000 pages, more than the limit of 500 pages/ },
       { name: 'nested.yaml', bytes: nestedYaml(2_000_000), kind: 'openapi', error: /nested\.yaml \(openapi\) could not be read: the YAML document nests collections deeper than the limit of 128 levels/ },
@@ -129,7 +129,9 @@ describe.each(await availableDrivers())('hostile documents (%s)', (driver) => {
     ];
     expect(documents[0]!.bytes.length).toBeGreaterThan(3 * MiB);
     const health = pollHealth(t.baseUrl);
-    for (const { spec, seconds, document } of await attack(attacker, documents)) {
+    const settled = await attack(attacker, documents);
+    const timeLimit = t.config.extraction.timeoutMs;
+    for (const { spec, seconds, document } of settled) {
       expect(spec.status, document.name).toBe('failed');
       expect(spec.errorMessage, document.name).toMatch(document.error);
       // Within its limit: one document's step at most, plus the queue's pick-up and a worker's start.
@@ -147,6 +149,63 @@ describe.each(await availableDrivers())('hostile documents (%s)', (driver) => {
     expect(polls).toBeGreaterThan(20);
     expect(worstOwn).toBeLessThan(200);
   }, 300_000);
+});
+
+/** `size` bytes of `chunk` repeated, as a request body that is never whole in the client's memory. */
+function streamedBody(size: number, chunk: Uint8Array): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= size) return controller.close();
+      const part = chunk.subarray(0, Math.min(chunk.length, size - sent));
+      sent += part.length;
+      controller.enqueue(part);
+    },
+  });
+}
+
+describe('attachment uploads in memory', () => {
+  let t: TestPlatform;
+  let attacker: Tenant;
+
+  beforeAll(async () => {
+    t = await startTestPlatform('pglite');
+    attacker = await createTenant(t, 'Big uploads');
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  it('streams ten concurrent 24 MiB uploads to storage: the memory held in buffers does not grow with them', async () => {
+    const size = 24 * MiB;
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    const expected = createHash('sha256');
+    for (let at = 0; at < size; at += chunk.length) expected.update(chunk);
+    const sha256 = expected.digest('hex');
+    const held = () => {
+      const usage = process.memoryUsage();
+      return { rss: usage.rss, buffers: usage.arrayBuffers, external: usage.external };
+    };
+    const baseline = held();
+    const peak = { ...baseline };
+    const sampler = setInterval(() => {
+      const now = held();
+      for (const key of ['rss', 'buffers', 'external'] as const) peak[key] = Math.max(peak[key], now[key]);
+    }, 10);
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const response = await fetch(`${t.baseUrl}/v1/projects/${attacker.projectId}/attachments?name=big-${i}.txt`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${attacker.api.token}`, 'x-svc-api-client': attacker.api.apiKey!, 'content-type': 'text/plain' },
+          body: streamedBody(size, chunk),
+          duplex: 'half',
+        } as RequestInit);
+        return { status: response.status, body: (await response.json()) as { size: number; sha256: string; kind: string } };
+      }),
+    ).finally(() => clearInterval(sampler));
+    for (const reply of replies) expect(reply).toMatchObject({ status: 201, body: { size, sha256, kind: 'text' } });
+    const grew = (key: 'rss' | 'buffers' | 'external') => (peak[key] - baseline[key]) / MiB;
+    console.log(`10 concurrent 24 MiB uploads: RSS grew by ${grew('rss').toFixed(0)} MiB at most, buffers ${grew('buffers').toFixed(0)}, external ${grew('external').toFixed(0)} (the bodies are ${(10 * size) / MiB} MiB)`);
+    expect(grew('rss')).toBeLessThan(120);
+  }, 180_000);
 });
 
 describe('a document slower than the time limit', () => {
