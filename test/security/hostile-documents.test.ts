@@ -37,7 +37,8 @@ function pollHealth(baseUrl: string) {
   let worst = 0;
   let worstOwn = 0;
   let polls = 0;
-  let rssPeak = process.memoryUsage().rss;
+  const rssStart = process.memoryUsage().rss;
+  let rssPeak = rssStart;
   const failures: string[] = [];
   const done = (async () => {
     while (running) {
@@ -62,7 +63,7 @@ function pollHealth(baseUrl: string) {
     stop: async () => {
       running = false;
       await done;
-      return { worst, worstOwn, polls, rssPeak, failures };
+      return { worst, worstOwn, polls, rssStart, rssPeak, failures };
     },
   };
 }
@@ -139,10 +140,10 @@ describe.each(await availableDrivers())('hostile documents (%s)', (driver) => {
       console.log(`${document.name}: failed after ${seconds.toFixed(1)} s: ${spec.errorMessage}`);
     }
     await normalBuilds(attacker);
-    const { worst, worstOwn, polls, rssPeak, failures } = await health.stop();
+    const { worst, worstOwn, polls, rssStart, rssPeak, failures } = await health.stop();
     const { memoryMb, workers } = t.config.extraction;
     console.log(
-      `/healthz: ${polls} polls, worst ${worst.toFixed(0)} ms (${worstOwn.toFixed(0)} ms less the wait for a CPU; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}); RSS peak ${(rssPeak / MiB).toFixed(0)} MiB (this process: the service, its document worker, the test client); ` +
+      `/healthz: ${polls} polls, worst ${worst.toFixed(0)} ms (${worstOwn.toFixed(0)} ms less the wait for a CPU; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}); RSS ${(rssStart / MiB).toFixed(0)} MiB before, peak ${(rssPeak / MiB).toFixed(0)} MiB (this process: the service, its document worker, the test client); ` +
         `worker limits: ${timeLimit / 1000} s a step, ${memoryMb} MB heap, ${workers} worker(s)`,
     );
     expect(failures).toEqual([]);
