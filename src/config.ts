@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { loadStorageConfig, type StorageConfig } from './files/config.ts';
 import { loadRealtimeSettings, type RealtimeSettings } from './realtime/settings.ts';
 import { loadAccountSettings, type AccountSettings } from './runtime/accounts/settings.ts';
+import { loadSandboxSettings, type SandboxSettings } from './specifications/sandbox.ts';
 
 /** Everything the service reads from its environment, read in one place. */
 export interface Config {
@@ -64,6 +65,8 @@ export interface Config {
   realtime: RealtimeSettings;
   /** End-user accounts (DESIGN §18): sessions, mail, account-route limits (src/runtime/accounts/settings.ts). */
   accounts: AccountSettings;
+  /** Where documents are read: workers, their time and memory limits (src/specifications/sandbox.ts). */
+  extraction: SandboxSettings;
 }
 
 function trimPath(path: string): string {
@@ -132,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     storage: loadStorageConfig(env, resolve(env.APPBUILDER_DATA_DIR ?? './.appbuilder')),
     realtime: loadRealtimeSettings(env),
     accounts: loadAccountSettings(env, durationSeconds),
+    extraction: loadSandboxSettings(env),
     ...overrides,
   };
 }

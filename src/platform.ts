@@ -175,6 +175,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         monitoring?.stop();
         await events.stop();
         await queue.stop();
+        await services.specifications.close();
         if (!options.db) await db.close();
         opened.release();
       },

@@ -1,7 +1,7 @@
 // Realtime (DESIGN §17): the hub of this process and its two transports, mounted beside the
 // generated apps by the processes that serve them (role `all` or `runtime`).
 import type { AppOrigins } from '../tools/app-origin.ts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Db } from '../storage/db.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';

@@ -1,7 +1,8 @@
 /**
  * Attachments (DESIGN §13): a project's uploaded documents. The bytes are a customer file of
  * the storage layer (§12) at `attachments/{projectId}/{attachmentId}`, committed in the same
- * transaction as the attachment's row; the kind is read from the content as it streams in.
+ * transaction as the attachment's row; the kind is read from the head of the content as it
+ * streams in.
  */
 import { Transform, type Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
@@ -14,7 +15,7 @@ import { actorJson } from '../access/actor-context.ts';
 import type { Actor } from '../access/roles.ts';
 import type { FileScope, FileService } from '../files/service.ts';
 import type { FileRow } from '../files/table.ts';
-import { detectKind } from '../specifications/kind.ts';
+import { detectKind, KIND_HEAD_BYTES } from '../specifications/kind.ts';
 import type { AttachmentKind } from '../specifications/extractors/types.ts';
 import { specificationsKysely, type AttachmentsTable } from '../specifications/tables.ts';
 import type { Page } from './projects.ts';
@@ -96,19 +97,25 @@ export class AttachmentService {
   }
 
   /**
-   * Streams the upload into the storage layer (at most 25 MiB: 413) while keeping its bytes
-   * for kind detection, and commits the attachment's row with the file's.
+   * Streams the upload into the storage layer (at most 25 MiB: 413; hashed and counted on the
+   * way) keeping only its head for kind detection, and commits the attachment's row with the
+   * file's. Memory does not grow with the upload.
    */
   async upload(customerId: string, projectId: string, input: AttachmentUpload, source: Readable): Promise<Attachment> {
     await this.checkProject(customerId, projectId);
     const name = checkAttachmentName(input.name);
     const id = uuidv7();
-    const chunks: Buffer[] = [];
-    // Keeps each chunk on its way to the storage layer, whose meter stops the upload past the
-    // limit, so what is kept stays under it (a transform: nothing flows before it is read).
+    const head: Buffer[] = [];
+    let kept = 0;
+    // Copies the first bytes of the chunks on their way to the storage layer (a transform:
+    // nothing flows before it is read); the chunks themselves are not held.
     const keep = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
-        chunks.push(chunk);
+        if (kept < KIND_HEAD_BYTES) {
+          const part = Buffer.from(chunk.subarray(0, KIND_HEAD_BYTES - kept));
+          head.push(part);
+          kept += part.length;
+        }
         callback(null, chunk);
       },
     });
@@ -126,7 +133,7 @@ export class AttachmentService {
         ...(input.declaredLength !== undefined ? { declaredLength: input.declaredLength } : {}),
         fileLimit: { bytes: ATTACHMENT_MAX_BYTES, setting: 'attachments are at most 25 MiB' },
         inCommit: async (trx, file) => {
-          const kind = await detectKind(Buffer.concat(chunks), name, file.content_type);
+          const kind = await detectKind(Buffer.concat(head), name, file.content_type, Number(file.size));
           const row = await specificationsKysely(trx)
             .insertInto('appbuilder.attachments')
             .values({

@@ -24,6 +24,7 @@ import { BuilderService } from './builders.ts';
 import { AuditService } from '../access/audit.ts';
 import { AttachmentService } from './attachments.ts';
 import { SpecificationService } from './specifications.ts';
+import { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { FigmaService } from './figma.ts';
 import { AppOrigins } from '../tools/app-origin.ts';
 
@@ -107,7 +108,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     builders: new BuilderService(db),
     audit: new AuditService(db),
     attachments,
-    specifications: new SpecificationService(db, attachments, applications, jobs, queue),
+    specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
     origins: origins ?? new AppOrigins(config, () => config.port),
   };

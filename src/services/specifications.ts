@@ -12,7 +12,8 @@ import type { JobRecord, JobStore, JobSummary } from '../jobs/store.ts';
 import { toJobRecord, toJobSummary } from '../jobs/store.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { AppDefinition } from '../definition/schema.ts';
-import { buildSpecification, type BuildAttachment, type SpecSummary } from '../specifications/build.ts';
+import type { BuildAttachment, SpecSummary } from '../specifications/build.ts';
+import type { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { addMissing } from '../specifications/apply.ts';
 import type { Source, SpecWarning } from '../specifications/merge.ts';
 import { specificationsKysely, type SpecificationsDb, type SpecificationsTable } from '../specifications/tables.ts';
@@ -70,7 +71,14 @@ export class SpecificationService {
     private readonly applications: ApplicationService,
     private readonly jobs: JobStore,
     private readonly queue: JobQueue,
+    /** Where documents are read: worker threads bounded in time and memory, never this thread. */
+    private readonly sandbox: ExtractionSandbox,
   ) {}
+
+  /** Ends the workers that read documents (the service stops). */
+  close(): Promise<void> {
+    return this.sandbox.close();
+  }
 
   private get kysely() {
     return specificationsKysely(this.db.kysely);
@@ -168,7 +176,7 @@ export class SpecificationService {
       for (const attachment of found) {
         attachments.push({ id: attachment.id, name: attachment.name, kind: attachment.kind, bytes: await this.attachments.bytes(row.customer_id, attachment.id) });
       }
-      const built = await buildSpecification(row.name, attachments);
+      const built = await this.sandbox.build(row.name, attachments);
       const warnings = [...gone.map((g) => ({ attachmentId: g, message: `The attachment ${g} was deleted before the specification was built.` })), ...built.warnings];
       await this.updateOf(id)
         .set({

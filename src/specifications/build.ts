@@ -15,6 +15,7 @@ import { mergeDrafts, type Merged, type MergedModel, type Source, type SourcedDr
 import { planDomain } from './domain.ts';
 import { addUserModel, settle, type SourceOf } from './settle.ts';
 import { freeName, slug } from './names.ts';
+import { checkDraftSize, dropOversizeModels } from './limits.ts';
 
 export interface BuildAttachment {
   id: string;
@@ -126,6 +127,7 @@ function requirementsOf(merged: Merged, sourceOf: SourceOf): Requirement[] {
 /** The pure part: drafts in, validated content out. */
 export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarnings: SpecWarning[] = []): BuiltSpecification {
   const merged = mergeDrafts(drafts);
+  checkDraftSize(merged, 'the attachments together describe');
   const warnings: SpecWarning[] = [...extraWarnings, ...merged.warnings];
   const userModel = chooseUserModel(merged.models);
   const planned = planDomain(merged.models, userModel);
@@ -243,15 +245,20 @@ function hasSomething(draft: Draft): boolean {
   return draft.models.length + draft.actions.length + draft.personas.length + draft.requirements.length + draft.pages.length > 0;
 }
 
+/** What a build is doing: reading one attachment, or (null) building from the drafts. */
+export type BuildStage = { attachment: Pick<BuildAttachment, 'id' | 'name' | 'kind'> } | null;
+
 /**
  * Runs each attachment's extractor and builds the content. An attachment no extractor reads,
- * or one its extractor cannot read, is a warning; when no attachment gave anything at all the
- * build fails with an `ExtractionError` saying why for each.
+ * or one its extractor cannot read (a cap of limits.ts among the reasons), is a warning; when
+ * no attachment gave anything at all the build fails with an `ExtractionError` saying why for
+ * each. `onStage` hears of each step as it starts (the sandbox's clock, sandbox.ts).
  */
 export async function buildSpecification(
   name: string,
   attachments: BuildAttachment[],
   extractors: (kind: AttachmentKind) => Extractor | undefined = extractorFor,
+  onStage: (stage: BuildStage) => void = () => {},
 ): Promise<BuiltSpecification> {
   const drafts: SourcedDraft[] = [];
   const warnings: SpecWarning[] = [];
@@ -264,8 +271,11 @@ export async function buildSpecification(
       reasons.push(message);
       continue;
     }
+    onStage({ attachment: { id: attachment.id, name: attachment.name, kind: attachment.kind } });
     try {
       const draft = await extract({ attachmentId: attachment.id, name: attachment.name, kind: attachment.kind, bytes: attachment.bytes });
+      checkDraftSize(draft, 'the document describes');
+      dropOversizeModels(draft);
       drafts.push({ attachmentId: attachment.id, name: attachment.name, draft });
       if (!hasSomething(draft)) reasons.push(`${attachment.name} (${attachment.kind}) describes no model, operation, story or page${draft.warnings[0] ? `: ${draft.warnings[0].message}` : '.'}`);
     } catch (error) {
@@ -278,5 +288,6 @@ export async function buildSpecification(
   if (!drafts.some((d) => hasSomething(d.draft))) {
     throw new ExtractionError(`Nothing could be read from the attachments. ${reasons.join(' ')}`.trim());
   }
+  onStage(null);
   return buildFromDrafts(name, drafts, warnings);
 }

@@ -11,6 +11,7 @@ import { extractCsv } from '../../src/specifications/extractors/csv.ts';
 import { ENUM_MAX_DISTINCT } from '../../src/specifications/extractors/csv-columns.ts';
 import type { Draft, DraftField } from '../../src/specifications/extractors/types.ts';
 import { ExtractionError } from '../../src/specifications/extractors/types.ts';
+import { DOCUMENT_LIMITS } from '../../src/specifications/limits.ts';
 
 const FIXTURE = new URL('../fixtures/csv/congress-terms.csv', import.meta.url);
 
@@ -148,7 +149,7 @@ describe('CSV extractor: inference rules', () => {
     await expect(csv('a,b\n"unclosed,2\n')).rejects.toThrow(/not readable as CSV/);
   });
 
-  it('reads a 25 MiB file row by row, giving the event loop turns', async () => {
+  it('reads a 25 MiB file row by row up to the row limit, giving the event loop turns, and says the rest was not read', async () => {
     const row = '42,2024-01-31,yes,https://example.com/item,alpha\n';
     const rows = Math.ceil((25 * 1024 * 1024) / row.length);
     const text = 'n,day,ok,link,group\n' + row.repeat(rows);
@@ -157,7 +158,9 @@ describe('CSV extractor: inference rules', () => {
     const timer = setInterval(() => (ticks += 1), 5);
     const draft = await csv(text, 'big.csv').finally(() => clearInterval(timer));
     expect(ticks).toBeGreaterThan(0);
-    expect(draft.description).toBe(`${rows} rows of 5 columns`);
+    expect(rows).toBeGreaterThan(DOCUMENT_LIMITS.csvRows);
+    expect(draft.description).toBe(`${DOCUMENT_LIMITS.csvRows} rows of 5 columns`);
+    expect(draft.warnings).toContainEqual({ locator: `line ${DOCUMENT_LIMITS.csvRows + 2}`, message: expect.stringContaining('only the first 100,000 rows were read') });
     expect(draft.models[0].fields.map((f) => f.type)).toEqual(['p_NUMBER', 'p_DATE', 'p_BOOLEAN', 'p_LINK', 'p_TEXT']);
     // One distinct value is not an enum: "few" means at least two.
     expect(draft.models[0].fields[4].enum).toBeUndefined();

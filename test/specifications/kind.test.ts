@@ -2,7 +2,7 @@
 // only break ties between text formats. Documents made here, small, for the edges; the real
 // fixtures are detected over HTTP in api.test.ts.
 import { describe, expect, it } from 'vitest';
-import { detectKind } from '../../src/specifications/kind.ts';
+import { detectKind, KIND_HEAD_BYTES } from '../../src/specifications/kind.ts';
 
 const text = (s: string) => Buffer.from(s, 'utf8');
 
@@ -36,16 +36,32 @@ describe('attachment kind', () => {
   });
 });
 
-describe('attachment kind of large documents', () => {
-  it('judges a YAML document past 2 MiB by its top-level keys, and a large JSON one by JSON.parse', async () => {
+describe('attachment kind of large documents, from their head', () => {
+  it('judges a large YAML document by the keys its lines start with, and a large JSON one by the members its head names', async () => {
     const paths = Array.from({ length: 60_000 }, (_, i) => `  /items/${i}:\n    get:\n      operationId: item${i}\n`).join('');
     const yaml = text(`openapi: "3.0.0"\ninfo:\n  title: Big\n  version: "1"\npaths:\n${paths}`);
     expect(yaml.length).toBeGreaterThan(2 * 1024 * 1024);
-    const started = performance.now();
     expect(await detectKind(yaml, 'big.yaml', '')).toBe('openapi');
-    // Not a timing assertion: only that it finished; the figure is printed for the reader.
-    console.log(`kind of a ${(yaml.length / 1024 / 1024).toFixed(1)} MiB YAML document: ${(performance.now() - started).toFixed(0)} ms`);
     const json = text(JSON.stringify({ swagger: '2.0', info: {}, paths: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`/items/${i}`, { get: {} }])) }));
     expect(await detectKind(json, 'big.json', '')).toBe('openapi');
+    const schema = text(JSON.stringify({ $defs: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`T${i}`, { type: 'object' }])) }));
+    expect(await detectKind(schema, 'defs.json', '')).toBe('jsonschema');
+    // Only the head is read: what follows it never counts, and a head given with the whole size is judged alike.
+    const head = yaml.subarray(0, KIND_HEAD_BYTES);
+    expect(await detectKind(Buffer.concat([head, Buffer.alloc(1024 * 1024, 0)]), 'big.yaml', '')).toBe('openapi');
+    expect(await detectKind(head, 'big.yaml', '', yaml.length)).toBe('openapi');
+  });
+
+  it('reads a head of blank lines, or of a YAML mapping too large to parse, in milliseconds', async () => {
+    // Patterns with `^\s*` under the multiline flag backtracked across every line: 70 s for 64 KiB of line breaks.
+    for (const [name, bytes] of [
+      ['blank.txt', text('\r\n'.repeat(512 * 1024))],
+      ['spaces.md', text(' \n'.repeat(512 * 1024))],
+      ['keys.yaml', text(`openapi: 3.0.3\nx:\n${Array.from({ length: 70_000 }, (_, i) => `  k${i}: ${i}\n`).join('')}`)],
+    ] as const) {
+      const started = performance.now();
+      await detectKind(bytes, name, '');
+      expect(performance.now() - started, name).toBeLessThan(1000);
+    }
   });
 });

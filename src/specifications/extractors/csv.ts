@@ -2,11 +2,13 @@
  * CSV (DESIGN §13): the header row names the fields of one model named after the file;
  * each column's type, `required` and `enum` are inferred over all rows (csv-columns.ts).
  * Rows stream through csv-parse one at a time, so a 25 MiB attachment is read with a
- * constant amount of memory beyond its bytes.
+ * constant amount of memory beyond its bytes. A header of more columns than a model may have
+ * is refused; past the row limit the rest is not read (limits.ts).
  */
 import { Readable } from 'node:stream';
 import { ColumnStats, loadPhoneCheck } from './csv-columns.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
+import { DOCUMENT_LIMITS, formatCount, pastLimit } from '../limits.ts';
 import type { Draft, DraftField, Extractor } from './types.ts';
 
 // Imported on first use: only a CSV attachment's extraction parses CSV (issue 28).
@@ -85,6 +87,9 @@ export const extractCsv: Extractor = async (input) => {
       skip_empty_lines: true,
       // Each record with its line in the file, so a warning names the line a reader finds.
       info: true,
+      // Bounds of the parser's own: the header, the rows read and one more (to know there are more).
+      to: DOCUMENT_LIMITS.csvRows + 2,
+      max_record_size: DOCUMENT_LIMITS.csvRecordChars,
     }),
   );
   let names: string[] | undefined;
@@ -92,12 +97,20 @@ export const extractCsv: Extractor = async (input) => {
   let rows = 0;
   let ragged = 0;
   let firstRagged = 0;
+  let moreAt = 0;
+  let rowsRead = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (!names) {
+        if (record.length > DOCUMENT_LIMITS.columns) throw pastLimit(`the header has ${formatCount(record.length)} columns`, DOCUMENT_LIMITS.columns, 'columns');
         names = headerNames(record, draft);
         stats = names.map(() => new ColumnStats(isValidPhone));
+        rowsRead = Math.min(DOCUMENT_LIMITS.csvRows, Math.floor(DOCUMENT_LIMITS.csvCells / Math.max(1, names.length)));
         continue;
+      }
+      if (rows === rowsRead) {
+        moreAt = info.lines;
+        break;
       }
       rows += 1;
       if (record.length !== names.length) {
@@ -107,6 +120,10 @@ export const extractCsv: Extractor = async (input) => {
       for (let i = 0; i < stats.length; i++) stats[i].add(record[i]);
     }
   } catch (error) {
+    if (error instanceof ExtractionError) throw error;
+    if ((error as { code?: unknown }).code === 'CSV_MAX_RECORD_SIZE') {
+      throw pastLimit('a record of the file is longer', DOCUMENT_LIMITS.csvRecordChars, 'characters per record');
+    }
     const message = error instanceof Error ? error.message : String(error);
     throw new ExtractionError(`${input.name} is not readable as CSV: ${message}`);
   }
@@ -117,6 +134,12 @@ export const extractCsv: Extractor = async (input) => {
     draft.warnings.push({
       locator: `line ${firstRagged}`,
       message: `${ragged} rows have a different number of cells than the header's ${names.length} (first at line ${firstRagged}); missing cells count as empty, extra cells are ignored`,
+    });
+  }
+  if (moreAt > 0) {
+    draft.warnings.push({
+      locator: `line ${moreAt}`,
+      message: `only the first ${formatCount(rows)} rows were read (the limit is ${formatCount(DOCUMENT_LIMITS.csvRows)} rows or ${formatCount(DOCUMENT_LIMITS.csvCells)} cells); the columns' types are inferred from them`,
     });
   }
   if (rows === 0) {

@@ -7,6 +7,8 @@ import { ExtractionError, emptyDraft } from './types.ts';
 import type { DraftAction, Extractor } from './types.ts';
 import { SchemaModels, isObject, refResolver } from './schema-models.ts';
 import type { Json, NamedSchema } from './schema-models.ts';
+import { checkNesting, checkYamlBounds } from './nesting.ts';
+import { DOCUMENT_LIMITS, pastLimit } from '../limits.ts';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
@@ -18,20 +20,29 @@ function loadYaml(): Promise<Yaml> {
   return yaml;
 }
 
-/** JSON is YAML, but JSON.parse is faster on the large JSON documents vendors publish. */
+/**
+ * JSON is YAML, but JSON.parse is faster on the large JSON documents vendors publish. YAML is
+ * measured before it is parsed (its length and nesting: nesting.ts), and either's value is
+ * refused when nested past the limit, before the schema walk recurses into it.
+ */
 export async function parseDocument(text: string, name: string): Promise<Json> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    const { parse: parseYaml } = await loadYaml();
+    const yaml = await loadYaml();
+    checkYamlBounds(text, yaml);
     try {
-      parsed = parseYaml(text, { maxAliasCount: 1000 });
+      // `uniqueKeys` off: its check compares each key with every other (74,000 keys: 8 minutes); a repeated key keeps its last value, as in JSON.parse.
+      parsed = yaml.parse(text, { maxAliasCount: DOCUMENT_LIMITS.yamlAliases, uniqueKeys: false });
     } catch (error) {
-      throw new ExtractionError(`${name} is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`);
+      const message = (error as Error).message.split('\n')[0] ?? '';
+      if (/alias count/i.test(message)) throw pastLimit('the YAML document resolves too many aliases', DOCUMENT_LIMITS.yamlAliases, 'aliases');
+      throw new ExtractionError(`${name} is neither JSON nor YAML: ${message}`);
     }
   }
   if (!isObject(parsed)) throw new ExtractionError(`${name} does not hold a JSON or YAML object`);
+  checkNesting(parsed);
   return parsed;
 }
 

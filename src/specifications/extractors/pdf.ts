@@ -3,13 +3,15 @@
  * canvas, no native build), then the Markdown rules on it, page by page, with locators
  * `page 3`. A story table exported to PDF arrives as lines, one cell fragment each; its
  * rows are read from the header row's columns (stories.ts). A PDF without text (a scan)
- * gives a warning: there is no OCR here.
+ * gives a warning: there is no OCR here. A PDF of more pages than the limit is refused before
+ * any page is read.
  */
 import type { getDocumentProxy } from 'unpdf';
 import { readMarkdown, warnIfEmpty } from './markdown.ts';
 import { addStories, storiesInTable } from './stories.ts';
 import type { StoryTable } from './stories.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
+import { DOCUMENT_LIMITS, formatCount, pastLimit } from '../limits.ts';
 import type { Extractor } from './types.ts';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
@@ -56,6 +58,8 @@ export const extractPdf: Extractor = async (input) => {
   const pdf = await open(input.bytes, input.name);
   const draft = emptyDraft();
   try {
+    // The page count is the document's own (its page tree), known before any page is read.
+    if (pdf.numPages > DOCUMENT_LIMITS.pdfPages) throw pastLimit(`the PDF has ${formatCount(pdf.numPages)} pages`, DOCUMENT_LIMITS.pdfPages, 'pages');
     const text = await pageTexts(pdf, input.name);
     const totalPages = text.length;
     draft.title = await documentTitle(pdf);

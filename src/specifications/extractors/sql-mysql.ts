@@ -6,6 +6,7 @@
 import type { EnumValue } from '../../definition/schema.ts';
 import type { SqlColumn, SqlForeignKey, SqlTable } from './sql-tables.ts';
 import type { SqlStatement, StatementsRead } from './sql-statements.ts';
+import { checkTable } from './sql-statements.ts';
 
 type Ast = Record<string, unknown>;
 
@@ -140,6 +141,7 @@ export async function readMysql(statements: SqlStatement[]): Promise<StatementsR
         for (const def of list(node.create_definitions).map(obj)) {
           if (def?.resource === 'column') table.columns.push(readColumn(def, table));
         }
+        checkTable(table, tables.size);
         for (const def of list(node.create_definitions).map(obj)) {
           if (def?.resource === 'constraint') readConstraint(def, table);
         }

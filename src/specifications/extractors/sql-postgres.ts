@@ -7,6 +7,7 @@ import type { A_Const, Constraint, CreateStmt, Node, TypeName } from 'libpg-quer
 import type { EnumValue } from '../../definition/schema.ts';
 import type { SqlColumn, SqlTable } from './sql-tables.ts';
 import type { SqlStatement, StatementsRead } from './sql-statements.ts';
+import { checkTable } from './sql-statements.ts';
 
 // Imported on first use: importing libpg-query instantiates its WASM module, ~120 MB of
 // resident memory that an idle service should not pay for (issue 28).
@@ -171,6 +172,7 @@ class PostgresReader {
         tableConstraints.push(element.Constraint);
       }
     }
+    checkTable(table, this.tables.size);
     this.tables.set(name, table);
     for (const c of tableConstraints) this.tableConstraint(table, c);
   }

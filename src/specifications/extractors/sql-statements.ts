@@ -5,6 +5,8 @@
  * itself. Line numbers are kept for locators.
  */
 import type { SqlTable } from './sql-tables.ts';
+import { DOCUMENT_LIMITS, formatCount, pastLimit } from '../limits.ts';
+import { ExtractionError } from './types.ts';
 
 export interface SqlStatement {
   text: string;
@@ -50,4 +52,42 @@ export async function splitStatements(text: string, dialect: 'postgresql' | 'mys
     statements.push({ text: item.text, line: start.line + 1 + skippedLines });
   }
   return statements;
+}
+
+export const CREATE_TABLE = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*create\s+(?:temporary\s+|temp\s+|unlogged\s+)?table\b/i;
+
+/**
+ * The statements worth parsing, bounded before any is parsed: a script of more statements than
+ * the limit is refused, and so is a CREATE TABLE longer than the statement limit (1,000 columns
+ * take ~30,000 characters; the parser takes seconds on a few hundred thousand). Any other
+ * statement that long (a bulk INSERT) describes no table: it is not parsed, only counted.
+ */
+export function boundStatements(statements: SqlStatement[]): { statements: SqlStatement[]; unparsed: number } {
+  if (statements.length > DOCUMENT_LIMITS.sqlStatements) {
+    throw pastLimit(`the script has ${formatCount(statements.length)} statements`, DOCUMENT_LIMITS.sqlStatements, 'statements');
+  }
+  const kept: SqlStatement[] = [];
+  let unparsed = 0;
+  for (const statement of statements) {
+    if (statement.text.length <= DOCUMENT_LIMITS.sqlStatementChars) kept.push(statement);
+    else if (!CREATE_TABLE.test(statement.text)) unparsed += 1;
+    else {
+      throw pastLimit(
+        `the CREATE TABLE statement at line ${statement.line} is ${formatCount(statement.text.length)} characters long`,
+        DOCUMENT_LIMITS.sqlStatementChars,
+        'characters per statement',
+      );
+    }
+  }
+  return { statements: kept, unparsed };
+}
+
+/** Refuses a table of more columns than a model may have, or one table more than a definition may have, as soon as its statement is read. */
+export function checkTable(table: SqlTable, tablesBefore: number): void {
+  if (tablesBefore >= DOCUMENT_LIMITS.models) {
+    throw new ExtractionError(`the script defines more tables than the limit of ${formatCount(DOCUMENT_LIMITS.models)} (at line ${table.line})`);
+  }
+  if (table.columns.length > DOCUMENT_LIMITS.columns) {
+    throw pastLimit(`table ${table.name} has ${formatCount(table.columns.length)} columns`, DOCUMENT_LIMITS.columns, 'columns per table');
+  }
 }

@@ -2,18 +2,18 @@
  * SQL DDL (DESIGN §13): PostgreSQL first (PostgreSQL's own parser), MySQL when the document
  * reads better as MySQL (backticks, `ENGINE=`, `ENUM(…)` columns PostgreSQL rejects).
  * Statements that describe no table (functions, triggers, views, grants, data) are skipped
- * and counted in one warning; statements neither parser accepts are listed by line.
+ * and counted in one warning; statements neither parser accepts are listed by line. The script
+ * is bounded before it is parsed (statements, their length) and each table as it is read
+ * (columns): limits.ts.
  */
 import pluralize from 'pluralize';
 import { ExtractionError, emptyDraft } from './types.ts';
 import type { Draft, Extractor } from './types.ts';
 import { loadPostgresParser, readPostgres } from './sql-postgres.ts';
 import { readMysql } from './sql-mysql.ts';
-import { splitStatements } from './sql-statements.ts';
+import { boundStatements, CREATE_TABLE, splitStatements } from './sql-statements.ts';
 import type { StatementsRead } from './sql-statements.ts';
 import { tablesToModels } from './sql-tables.ts';
-
-const CREATE_TABLE = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*create\s+(?:temporary\s+|temp\s+|unlogged\s+)?table\b/i;
 
 function rejectedTables(read: StatementsRead): number {
   return read.rejected.filter((s) => CREATE_TABLE.test(s.text)).length;
@@ -28,9 +28,13 @@ export const extractSql: Extractor = async (input) => {
   const source = new TextDecoder().decode(input.bytes);
   await loadPostgresParser();
   let dialect: 'postgresql' | 'mysql' = 'postgresql';
-  let read = readPostgres(await splitStatements(source, 'postgresql'));
+  const postgres = boundStatements(await splitStatements(source, 'postgresql'));
+  let read = readPostgres(postgres.statements);
+  read.ignored += postgres.unparsed;
   if (read.tables.length === 0 || rejectedTables(read) > 0) {
-    const mysql = await readMysql(await splitStatements(source, 'mysql'));
+    const statements = boundStatements(await splitStatements(source, 'mysql'));
+    const mysql = await readMysql(statements.statements);
+    mysql.ignored += statements.unparsed;
     if (mysql.tables.length > read.tables.length) {
       read = mysql;
       dialect = 'mysql';
