@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import { decodeJwt } from 'jose';
-import { notFound, Problem, unauthorized } from '../errors.ts';
+import { methodNotAllowed, notFound, Problem, unauthorized } from '../errors.ts';
 import type { Caller } from '../runtime/caller.ts';
 import type { DeploymentRegistry, ServedApp } from '../runtime/registry.ts';
 import type { EndUserAuth } from '../runtime/http/end-user-auth.ts';
@@ -217,8 +217,23 @@ export function realtimeRoutes(options: RealtimeRouteOptions) {
     await fastify.register(websocket, { options: { maxPayload: 64 * 1024 } });
     // Before the stream opens or the socket upgrades: refusals are problem answers (401, 404, 400, 429).
     const preValidation = (sse: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!sse && request.headers.upgrade?.toLowerCase() !== 'websocket') {
+        reply.header('upgrade', 'websocket');
+        throw new Problem(426, 'This route opens a WebSocket: send the request as a WebSocket upgrade (or use GET …/realtime for Server-Sent Events).');
+      }
       subscribers.set(request, await subscriberOf(request, reply, options, sse));
     };
+    // Only GET opens a stream: the other methods answer 405 with Allow, not the app router's 404.
+    for (const url of [base, `${base}/ws`]) {
+      fastify.route({
+        method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+        url,
+        schema: { hide: true },
+        handler: async (request) => {
+          throw methodNotAllowed(request.method, request.originalUrl.split('?')[0], ['GET', 'HEAD']);
+        },
+      });
+    }
 
     fastify.get(base, { schema: { hide: true }, preValidation: preValidation(true) }, async (request, reply) => {
       const s = subscribers.get(request)!;

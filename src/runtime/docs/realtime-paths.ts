@@ -117,6 +117,7 @@ function paths(app: CompiledApp): Record<string, PathItem> {
         responses: {
           101: { description: 'Switching Protocols: the WebSocket is open; messages are JSON text frames (RealtimeCommand in, RealtimeMessage and RealtimeReply out).' },
           ...ERRORS,
+          426: problem('Not a WebSocket upgrade request (`Upgrade: websocket` is answered with it).'),
         },
       },
     },
