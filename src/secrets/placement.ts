@@ -1,4 +1,4 @@
-// Where a secret may be read (DESIGN §11): reading `secrets.NAME` is a privilege of the effects
+// Where a secret may be read (docs/security.md): reading `secrets.NAME` is a privilege of the effects
 // that send it somewhere, not a value an editor may compute with. An editor (who may neither read
 // nor write secrets) could otherwise recover one from anything derived from it, `split('')`,
 // `size()`, comparisons, indexing, that redaction cannot recognise. So a secret may appear only

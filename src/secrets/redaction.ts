@@ -1,4 +1,4 @@
-// Secret values never leave a run (DESIGN §11): every string value of a run's data (its input,
+// Secret values never leave a run (docs/security.md): every string value of a run's data (its input,
 // the steps' outputs, its result, answer and error message) has each secret value of its
 // application replaced by `[redacted]`, wherever in the string it appears. Redaction works on
 // values, never on serialised text nor on member names; the record's own members (ids, status,

@@ -35,7 +35,7 @@ const Bytes = Type.String({ description: 'The file bytes.', contentMediaType: 'a
 
 /**
  * Builders see their own files; admins, owners and API clients every file of the customer
- * (DESIGN §10); a builder limited to some projects only theirs and its own of no project.
+ * (docs/security.md); a builder limited to some projects only theirs and its own of no project.
  */
 export function fileScope(principal: Principal): FileScope {
   return {

@@ -68,7 +68,10 @@ function scalarSchema(app: CompiledApp, field: CompiledField, relationForm: Rela
     return { anyOf: [schemaRef(`${safeName(target.name)}Embedded`), { ...UUID, description: `The id of a ${target.name} the caller may not read.` }] };
   }
   const base = PRIMITIVE_SCHEMAS[field.to as PrimitiveType] ?? {};
-  return field.enum ? { ...base, enum: field.enum } : { ...base };
+  if (!field.enum) return { ...base };
+  // The values listed say all a pattern would.
+  const { pattern: _pattern, ...listed } = base;
+  return { ...listed, enum: field.enum };
 }
 
 function describe(field: CompiledField): string | undefined {

@@ -198,7 +198,7 @@ export class ActionRunner implements EventRunner {
       authId: auth ? auth.id : null,
       caller: spec.caller.kind,
     };
-    // Secret values never leave the run: not in its record's data, its answer, its error (DESIGN §11).
+    // Secret values never leave the run: not in its record's data, its answer, its error (docs/security.md).
     // Only the data is redacted, value by value: ids, status, effect names and times are the
     // record's shape, and a short secret value must not rewrite them.
     const secrets = spec.values?.secretValues ?? [];
