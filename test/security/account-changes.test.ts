@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
-import { TestSmtpServer, linkToken } from '../accounts/email-server.ts';
+import { TestSmtpServer, allowLoopbackMail, linkToken } from '../accounts/email-server.ts';
 import { login, startAccountsApp, type AccountsApp, type SessionBody } from '../accounts/sessions-app.ts';
 
 interface ProblemReply {
@@ -20,7 +20,7 @@ interface ProblemReply {
 describe.each(await availableDrivers())('account changes on %s', (driver) => {
   let a: AccountsApp;
   let smtp: TestSmtpServer;
-  const allowBefore = process.env.APPBUILDER_HTTP_ALLOW;
+  let restoreAllow: (() => void) | undefined;
 
   /** The victim's session as a thief holds it: its sign-in ten minutes back, its access token freshly refreshed. */
   async function stolenSession(email: string): Promise<SessionBody> {
@@ -33,7 +33,7 @@ describe.each(await availableDrivers())('account changes on %s', (driver) => {
   }
 
   beforeAll(async () => {
-    process.env.APPBUILDER_HTTP_ALLOW = '127.0.0.1';
+    restoreAllow = allowLoopbackMail();
     smtp = await TestSmtpServer.start();
     a = await startAccountsApp(driver);
     await a.setValue('SMTP_URL', smtp.url, 'secrets');
@@ -42,8 +42,7 @@ describe.each(await availableDrivers())('account changes on %s', (driver) => {
     await a.api.signup('Taken', 'taken@example.test');
   }, 120_000);
   afterAll(async () => {
-    if (allowBefore === undefined) delete process.env.APPBUILDER_HTTP_ALLOW;
-    else process.env.APPBUILDER_HTTP_ALLOW = allowBefore;
+    restoreAllow?.();
     await a?.t.close();
     await smtp?.close();
   });

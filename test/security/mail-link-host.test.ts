@@ -8,7 +8,7 @@ import { Problem } from '../../src/errors.ts';
 import { mailLinkBase } from '../../src/runtime/accounts/email-flows.ts';
 import { availableDrivers } from '../support/databases.ts';
 import { fetchAppOrigin } from '../support/app-origin.ts';
-import { TestSmtpServer, linkToken } from '../accounts/email-server.ts';
+import { TestSmtpServer, allowLoopbackMail, linkToken } from '../accounts/email-server.ts';
 import { startAccountsApp, type AccountsApp } from '../accounts/sessions-app.ts';
 
 describe('where mail links point (no request involved)', () => {
@@ -34,19 +34,18 @@ describe('where mail links point (no request involved)', () => {
 describe.each(await availableDrivers())('a reset requested with a forged Host on %s', (driver) => {
   let a: AccountsApp;
   let smtp: TestSmtpServer;
-  const allowBefore = process.env.APPBUILDER_HTTP_ALLOW;
+  let restoreAllow: (() => void) | undefined;
 
   beforeAll(async () => {
     // The test's mail server listens on loopback: listed, in case mail goes through the outbound guard.
-    process.env.APPBUILDER_HTTP_ALLOW = '127.0.0.1';
+    restoreAllow = allowLoopbackMail();
     smtp = await TestSmtpServer.start();
     a = await startAccountsApp(driver);
     await a.setValue('SMTP_URL', smtp.url, 'secrets');
     await a.api.signup('Victim', 'victim@example.test');
   }, 120_000);
   afterAll(async () => {
-    if (allowBefore === undefined) delete process.env.APPBUILDER_HTTP_ALLOW;
-    else process.env.APPBUILDER_HTTP_ALLOW = allowBefore;
+    restoreAllow?.();
     await a?.t.close();
     await smtp?.close();
   });
