@@ -106,6 +106,8 @@ export const FieldSchema = Type.Object({
   computed: Type.Optional(Type.String()),
   defaultValue: Type.Optional(Type.Unknown()),
   enum: Type.Optional(List(EnumValueSchema)),
+  /** Accepted on create and update, never returned (a password or key a client sends). */
+  writeOnly: Type.Optional(Type.Boolean()),
 });
 
 export const ModelSchema = Type.Object({

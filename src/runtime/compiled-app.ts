@@ -31,6 +31,8 @@ export interface CompiledField {
   /** A `{"expression": …}` default: CEL evaluated on create with `auth` and `now` (runtime/writes/defaults.ts). */
   defaultExpression?: string;
   computed?: string;
+  /** Accepted on writes, never read back by anyone (data/write-only.ts). */
+  writeOnly?: true;
   accessControl: AccessControl;
   relation?: { targetModelId: string; storage: RelationStorage };
 }
@@ -82,6 +84,7 @@ function compileField(def: Pick<AppDefinition, 'models'>, model: Model, field: F
     ...(literalDefault(field.defaultValue) !== undefined ? { defaultValue: literalDefault(field.defaultValue) } : {}),
     ...(defaultExpression(field.defaultValue) !== undefined ? { defaultExpression: defaultExpression(field.defaultValue) } : {}),
     ...(field.computed !== undefined ? { computed: field.computed } : {}),
+    ...(field.writeOnly ? { writeOnly: true as const } : {}),
     accessControl: field.accessControl,
     ...(relation ? { relation } : {}),
   };

@@ -14,6 +14,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { AppDefinition } from '../definition/schema.ts';
 import type { BuildAttachment, SpecSummary } from '../specifications/build.ts';
 import type { ExtractionSandbox } from '../specifications/sandbox.ts';
+import { ACCESS_MODES, DEFAULT_ACCESS_MODE, type AccessMode } from '../specifications/access-proposal.ts';
 import { addMissing } from '../specifications/apply.ts';
 import type { Source, SpecWarning } from '../specifications/merge.ts';
 import { specificationsKysely, type SpecificationsDb, type SpecificationsTable } from '../specifications/tables.ts';
@@ -85,7 +86,11 @@ export class SpecificationService {
   }
 
   /** Stores the specification and its job in one transaction, then hands the job to the queue. */
-  async create(customerId: string, projectId: string, input: { attachmentIds: string[]; name?: string; instructions?: string }): Promise<{ id: string; status: 'queued'; jobId: string }> {
+  async create(
+    customerId: string,
+    projectId: string,
+    input: { attachmentIds: string[]; name?: string; instructions?: string; access?: AccessMode },
+  ): Promise<{ id: string; status: 'queued'; jobId: string }> {
     await this.attachments.checkProject(customerId, projectId);
     const { found, missing } = await this.attachments.find(customerId, projectId, input.attachmentIds);
     if (missing.length > 0) {
@@ -97,7 +102,7 @@ export class SpecificationService {
     const name = input.name?.trim() || found.map((a) => a.name).join(', ').slice(0, 200) || 'Specification';
     const id = uuidv7();
     const job = await this.db.kysely.transaction().execute(async (trx) => {
-      const created = await this.jobs.create({ customerId, projectId, applicationId: null, jobType: 'specification_generation', metadata: { specificationId: id } }, trx);
+      const created = await this.jobs.create({ customerId, projectId, applicationId: null, jobType: 'specification_generation', metadata: { specificationId: id, access: input.access ?? DEFAULT_ACCESS_MODE } }, trx);
       await specificationsKysely(trx)
         .insertInto('appbuilder.specifications')
         .values({
@@ -176,7 +181,10 @@ export class SpecificationService {
       for (const attachment of found) {
         attachments.push({ id: attachment.id, name: attachment.name, kind: attachment.kind, bytes: await this.attachments.bytes(row.customer_id, attachment.id) });
       }
-      const built = await this.sandbox.build(row.name, attachments);
+      // The access asked for at creation (kept with the job); a job queued before it existed: the default.
+      const asked = job.metadata.access;
+      const access = ACCESS_MODES.find((mode) => mode === asked) ?? DEFAULT_ACCESS_MODE;
+      const built = await this.sandbox.build(row.name, attachments, { access });
       const warnings = [...gone.map((g) => ({ attachmentId: g, message: `The attachment ${g} was deleted before the specification was built.` })), ...built.warnings];
       await this.updateOf(id)
         .set({

@@ -11,10 +11,13 @@ import { generatedRoutes, normalisePath } from '../definition/consistency/trigge
 import type { Action, AppDefinition, Requirement, Trigger } from '../definition/schema.ts';
 import { extractorFor } from './extractors/index.ts';
 import { ExtractionError, type AttachmentKind, type Draft, type Extractor } from './extractors/types.ts';
-import { mergeDrafts, type Merged, type MergedModel, type Source, type SourcedDraft, type SpecWarning } from './merge.ts';
+import { mergeDrafts, type Merged, type Source, type SourcedDraft, type SpecWarning } from './merge.ts';
 import { planDomain } from './domain.ts';
 import { addUserModel, settle, type SourceOf } from './settle.ts';
 import { freeName, slug } from './names.ts';
+import { chooseUserModel } from './user-model.ts';
+import { DEFAULT_ACCESS_MODE, type AccessMode } from './access-proposal.ts';
+import { proposeEndUserAccess } from './end-user-access.ts';
 import { checkDraftSize, dropOversizeModels } from './limits.ts';
 
 export interface BuildAttachment {
@@ -44,13 +47,9 @@ export interface BuiltSpecification {
   summary: SpecSummary;
 }
 
-const USER_MODEL_NAMES = ['User', 'Account', 'Member', 'Customer', 'Person'];
-
-/** The model the app's end users sign in as: a User-like name with an email, else any model with an email. */
-function chooseUserModel(models: MergedModel[]): string | null {
-  const hasEmail = (m: MergedModel) => m.fields.some((f) => f.name === 'email' && f.type === 'p_TEXT' && !f.many);
-  const named = USER_MODEL_NAMES.map((n) => models.find((m) => m.name === n)).find((m) => m && hasEmail(m));
-  return named?.name ?? models.find(hasEmail)?.name ?? null;
+/** Choices made when building: who may do what in the app (access-proposal.ts). */
+export interface BuildOptions {
+  access?: AccessMode;
 }
 
 /** `/pets/{petId}` → `/pets/:petId`; parameter names reduced to the characters a trigger path allows. */
@@ -125,13 +124,16 @@ function requirementsOf(merged: Merged, sourceOf: SourceOf): Requirement[] {
 }
 
 /** The pure part: drafts in, validated content out. */
-export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarnings: SpecWarning[] = []): BuiltSpecification {
+export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarnings: SpecWarning[] = [], options: BuildOptions = {}): BuiltSpecification {
   const merged = mergeDrafts(drafts);
   checkDraftSize(merged, 'the attachments together describe');
   const warnings: SpecWarning[] = [...extraWarnings, ...merged.warnings];
-  const userModel = chooseUserModel(merged.models);
-  const planned = planDomain(merged.models, userModel);
+  const users = chooseUserModel(merged.models, drafts);
+  warnings.push(...users.warnings);
+  const planned = planDomain(users.models, users.name);
   warnings.push(...planned.warnings);
+  // The added User names no place in a document.
+  if (users.added) planned.sources.delete(users.added);
   const sourceOf: SourceOf = new WeakMap();
 
   const skeleton: AppDefinition = {
@@ -162,6 +164,7 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
       if (from.required && field.max === 1) field.min = 1;
       if (from.enum && from.enum.length > 0) field.enum = from.enum;
       if (from.defaultValue !== undefined) field.defaultValue = from.defaultValue;
+      if (from.writeOnly) field.writeOnly = true;
     }
   }
   if (!def.models.some((m) => m.id === def.userModelId)) {
@@ -188,6 +191,7 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
   }
 
   warnings.push(...settle(def, sourceOf));
+  warnings.push(...proposeEndUserAccess(def, options.access ?? DEFAULT_ACCESS_MODE, sourceOf));
   const provenance = provenanceOf(def, sourceOf);
   return { content: def, provenance, warnings: pointed(warnings, provenance), summary: summaryOf(def, drafts.length, warnings.length) };
 }
@@ -259,6 +263,7 @@ export async function buildSpecification(
   attachments: BuildAttachment[],
   extractors: (kind: AttachmentKind) => Extractor | undefined = extractorFor,
   onStage: (stage: BuildStage) => void = () => {},
+  options: BuildOptions = {},
 ): Promise<BuiltSpecification> {
   const drafts: SourcedDraft[] = [];
   const warnings: SpecWarning[] = [];
@@ -289,5 +294,5 @@ export async function buildSpecification(
     throw new ExtractionError(`Nothing could be read from the attachments. ${reasons.join(' ')}`.trim());
   }
   onStage(null);
-  return buildFromDrafts(name, drafts, warnings);
+  return buildFromDrafts(name, drafts, warnings, options);
 }

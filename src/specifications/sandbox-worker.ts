@@ -17,7 +17,7 @@ const send = (message: FromWorker) => port.postMessage(message);
 port.on('message', (message: ToWorker) => {
   const attachments: BuildAttachment[] = message.attachments.map((a) => ({ ...a, bytes: new Uint8Array(a.bytes) }));
   const onStage = (stage: BuildStage) => send({ type: 'stage', stage });
-  buildSpecification(message.name, attachments, extractorFor, onStage).then(
+  buildSpecification(message.name, attachments, extractorFor, onStage, message.options).then(
     (built) => send({ type: 'built', built }),
     (error: unknown) =>
       send({ type: 'failed', extraction: error instanceof ExtractionError, message: error instanceof Error ? error.message : String(error) }),

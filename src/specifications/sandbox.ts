@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { BuildAttachment, BuildStage, BuiltSpecification } from './build.ts';
+import type { BuildAttachment, BuildOptions, BuildStage, BuiltSpecification } from './build.ts';
 import { ExtractionError } from './extractors/types.ts';
 import type { FromWorker, ToWorker } from './sandbox-messages.ts';
 
@@ -71,6 +71,7 @@ function doing(stage: BuildStage): string {
 interface Task {
   name: string;
   attachments: BuildAttachment[];
+  options?: BuildOptions;
   resolve: (built: BuiltSpecification) => void;
   reject: (error: Error) => void;
 }
@@ -114,7 +115,7 @@ class SandboxWorker {
     this.arm(doing(task.attachments[0] ? { attachment: task.attachments[0] } : null));
     // A copy of each attachment's bytes, moved to the worker: the caller's Buffer may share its memory with others.
     const attachments = task.attachments.map((a) => ({ id: a.id, name: a.name, kind: a.kind, bytes: new Uint8Array(a.bytes).buffer }));
-    const message: ToWorker = { name: task.name, attachments };
+    const message: ToWorker = { name: task.name, attachments, ...(task.options ? { options: task.options } : {}) };
     this.worker.postMessage(message, attachments.map((a) => a.bytes));
   }
 
@@ -182,10 +183,10 @@ export class ExtractionSandbox {
   constructor(readonly settings: SandboxSettings) {}
 
   /** Builds the specification in a worker; rejects with an `ExtractionError` naming the document and the limit when one is passed. */
-  build(name: string, attachments: BuildAttachment[]): Promise<BuiltSpecification> {
+  build(name: string, attachments: BuildAttachment[], options?: BuildOptions): Promise<BuiltSpecification> {
     if (this.closed) return Promise.reject(new Error('The service is stopping: no document is read any more.'));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ name, attachments, resolve, reject });
+      this.waiting.push({ name, attachments, ...(options ? { options } : {}), resolve, reject });
       this.dispatch();
     });
   }

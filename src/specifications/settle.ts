@@ -61,7 +61,7 @@ function removalFor(def: AppDefinition, problem: ProblemDetail, sourceOf: Source
     const target = model?.fields[Number(field[2])];
     if (!model || !target) return null;
     const member = field[3];
-    if (member === 'defaultValue' || member === 'enum' || member === 'computed') {
+    if (member === 'defaultValue' || member === 'enum' || member === 'computed' || member === 'writeOnly') {
       return { describe: `the ${member} of ${model.name}.${target.name}`, source: sourceOf.get(target), apply: () => delete target[member] };
     }
     if (member === 'min') return { describe: `the minimum of ${model.name}.${target.name}`, source: sourceOf.get(target), apply: () => (target.min = 0) };

@@ -5,6 +5,7 @@ import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
+import { ACCESS_MODES } from '../../specifications/access-proposal.ts';
 
 const SourceSchema = Type.Object({
   attachmentId: Uuid,
@@ -73,6 +74,12 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
             attachmentIds: Type.Array(Uuid, { minItems: 1, maxItems: 50, uniqueItems: true }),
             name: Type.Optional(Type.String({ maxLength: 200 })),
             instructions: Type.Optional(Type.String({ maxLength: 10_000 })),
+            access: Type.Optional(
+              Type.Union(ACCESS_MODES.map((mode) => Type.Literal(mode)), {
+                description:
+                  'Access proposed for end users: owner (default; sign-up, owners reach their records, reference data public, the rest for signed-in users), private (only administrators), public-read (anyone reads, owners write theirs).',
+              }),
+            ),
           }),
           response: {
             202: Type.Object({ id: Uuid, status: Type.Literal('queued'), jobId: Uuid }, { title: 'SpecificationQueued' }),

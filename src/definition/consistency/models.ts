@@ -93,8 +93,10 @@ function checkField(field: Field, i: number, k: number, modelIds: { has(id: stri
   if (relationship) {
     if (field.enum !== undefined) add('enum', 'A relationship field cannot have an enum.');
     if (field.computed !== undefined) add('computed', 'A relationship field cannot be computed.');
+    if (field.writeOnly) add('writeOnly', 'A relationship field cannot be write-only.');
     return;
   }
+  if (field.writeOnly && field.computed !== undefined) add('writeOnly', 'A computed field is only read: it cannot be write-only.');
   if (!isPrimitiveType(field.to)) return;
   const type = field.to;
 

@@ -18,6 +18,7 @@ import { compiledComputed } from './expressions.ts';
 import { fileUrlSql, isFileType } from './file-urls.ts';
 import type { Selection } from './fields-param.ts';
 import { accessCondition, fieldVisibility, type Condition, type FieldAccess, type RuleContext } from './rule-sql.ts';
+import { hideWriteOnly } from './write-only.ts';
 
 const ISO_UTC = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 const EMPTY = sql.raw(`'[]'::json`);
@@ -66,7 +67,7 @@ export class RecordJson {
   visibility(model: CompiledModel): Map<string, FieldAccess> {
     let visibility = this.visibilities.get(model.id);
     if (!visibility) {
-      visibility = this.bypassRules ? new Map() : fieldVisibility(this.app, model, this.ctx);
+      visibility = hideWriteOnly(model, this.bypassRules ? new Map() : fieldVisibility(this.app, model, this.ctx));
       this.visibilities.set(model.id, visibility);
     }
     return visibility;

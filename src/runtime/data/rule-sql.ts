@@ -17,6 +17,7 @@ import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { compiledRules, compileFor, knownValues, type RuleContext } from './expressions.ts';
 import { RELATED_ALIAS } from './columns.ts';
 import { hiddenAuthFields } from './filter-auth.ts';
+import { isWriteOnly } from './write-only.ts';
 import { condSql, FALSE, junction, TRUE, truth, UntranslatableError, type Cond, type RelatedScope, type RowScope } from './residual-sql.ts';
 
 export type { RuleContext } from './expressions.ts';
@@ -145,7 +146,8 @@ export function filterCondition(app: CompiledApp, model: CompiledModel, filterSo
   const visibility = bypassRules ? new Map<string, FieldAccess>() : fieldVisibility(app, model, ctx);
   for (const name of referencedFields(residual.residual)) {
     const access = visibility.get(name);
-    if (access && access.kind !== 'visible') throw fail(`the field '${name}' cannot be filtered on`);
+    // A write-only field is never read, so never filtered on either (the filter would tell its value).
+    if ((access && access.kind !== 'visible') || isWriteOnly(model, name)) throw fail(`the field '${name}' cannot be filtered on`);
   }
   const scope = rowScope(app, model, ctx, alias);
   if (!bypassRules) scope.related = readableRelated(app, ctx);

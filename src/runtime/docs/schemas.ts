@@ -116,6 +116,7 @@ function readSchema(app: CompiledApp, model: CompiledModel, relationForm: Relati
   const properties: Record<string, JsonSchema> = { id: { ...UUID, readOnly: true } };
   const required = ['id'];
   for (const field of model.fields) {
+    if (field.writeOnly) continue; // never read back
     let schema = fieldSchema(app, field, relationForm, false);
     if (field.computed !== undefined) schema = { ...computedSchema(app, model, field), ...(schema.description ? { description: schema.description } : {}) };
     else if (field.relation && field.many) schema = boundedToMany(schema, model, field, relationLimit, variable);
@@ -132,6 +133,7 @@ function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'u
   for (const field of model.fields) {
     if (field.computed !== undefined) continue;
     properties[field.name] = fieldSchema(app, field, 'id', true);
+    if (field.writeOnly) properties[field.name].writeOnly = true;
     if (mode === 'create' && field.required && field.defaultValue === undefined && field.defaultExpression === undefined) required.push(field.name);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };

@@ -2,6 +2,7 @@ import type { Db } from '../../storage/db.ts';
 import type { JobLogger, WorkContext } from '../../jobs/queue.ts';
 import type { DeploymentRegistry } from '../registry.ts';
 import type { DeliveryJob } from './dispatcher.ts';
+import { withoutWriteOnly } from '../data/write-only.ts';
 import { findEventTrigger, handlingVersion, matchesPattern, type AppEvent, type EventRunner } from './triggers.ts';
 
 /**
@@ -31,7 +32,9 @@ export async function deliver(
     deps.logger.info({ eventId: job.eventId, triggerId: job.triggerId }, 'event dropped: no served version has this trigger any more');
     return;
   }
-  const run = await deps.runner.runEventTrigger(served, trigger, event);
+  // The action sees the record as a read would: without its write-only fields.
+  const seen: AppEvent = { ...event, payload: withoutWriteOnly(served.compiled, event.name, event.payload), ...(event.previous ? { previous: withoutWriteOnly(served.compiled, event.name, event.previous) } : {}) };
+  const run = await deps.runner.runEventTrigger(served, trigger, seen);
   const details = { eventId: job.eventId, event: event.name, triggerId: job.triggerId, runId: run.id, attempt: ctx.attempt };
   if (run.status === 'failed') deps.logger.warn(details, 'event trigger failed (run recorded)');
   else deps.logger.info(details, 'event trigger ran');

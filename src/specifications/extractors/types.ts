@@ -58,6 +58,8 @@ export interface DraftField {
    * creates the partner when absent.
    */
   partner?: string;
+  /** Only in requests (OpenAPI request-only variants, secret-like names): a write-only field. */
+  writeOnly?: boolean;
   locator: Locator;
 }
 
