@@ -16,7 +16,7 @@
  * owners write theirs), `private` (no rule: only administrators, as before).
  */
 import type { AccessControl, AppDefinition, Field, Model } from '../definition/schema.ts';
-import { holdsForeignKey, isRelationship } from '../definition/relationships.ts';
+import { holdsForeignKey, isManyToMany, isRelationship } from '../definition/relationships.ts';
 import type { SpecWarning } from './merge.ts';
 import type { SourceOf } from './settle.ts';
 
@@ -40,13 +40,13 @@ function ownerFields(def: AppDefinition, model: Model): Field[] {
   return model.fields.filter((f) => f.to === def.userModelId && f.max === 1 && f.computed === undefined && holdsForeignKey(def, model, f));
 }
 
-/** The models that some other model points at with a to-one field (or lists in a to-many one it holds). */
+/** The models that some other model points at with a to-one field (or lists in a many-to-many); a has-many side refers to nothing. */
 function referencedModels(def: AppDefinition): Set<string> {
   const out = new Set<string>();
   for (const model of def.models) {
     for (const field of model.fields) {
       if (!isRelationship(field) || field.to === model.id) continue;
-      if (field.max === 1 ? holdsForeignKey(def, model, field) : field.relationshipOwner) out.add(field.to);
+      if (field.max === 1 ? holdsForeignKey(def, model, field) : isManyToMany(def, model, field)) out.add(field.to);
     }
   }
   return out;

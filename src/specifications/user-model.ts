@@ -46,8 +46,9 @@ function excluded(model: MergedModel, drafts: SourcedDraft[]): string | null {
   if (isVariant(model.name)) return `${model.name} is a request or response variant of an entity`;
   const draft = drafts.find((d) => d.attachmentId === model.source.attachmentId);
   if (draft && draft.draft.models.length > 1) {
-    const base = draft.name.replace(/\.[^.]*$/, '').replace(/\.schema$/i, '');
-    if (modelName(base) === model.name) return `${model.name} is the root schema named after the file ${draft.name}`;
+    // `cyclonedx-bom-1.3.schema.json` → CyclonedxBom, as the JSON Schema extractor names an untitled root.
+    const stem = (draft.name.replace(/^.*[\\/]/, '').split('.')[0] ?? '').replace(/[-_.]?v?\d+$/, '');
+    if (stem && modelName(stem) === model.name) return `${model.name} is the root schema named after the file ${draft.name}`;
   }
   return null;
 }
