@@ -221,6 +221,9 @@ describe.each(await availableDrivers())('an app from a real document works for i
     const filtered = await api.get<ProblemBody>(`${records.path('Staff')}?filter=${encodeURIComponent("record.password == 'another-secret'")}`, 'admin');
     expect(filtered.status).toBe(400);
     expect(filtered.body.errors[0]).toMatchObject({ path: '/filter' });
+    const sorted = await api.get<ProblemBody>(`${records.path('Staff')}?sort=password`, 'admin');
+    expect(sorted.status).toBe(400);
+    expect(sorted.body.errors[0]).toMatchObject({ path: '/sort' });
 
     await until(() => admin.changes().filter((c) => c.id === id).length >= 2, 'the create and update events', 30_000);
     for (const change of admin.changes()) expect(change.record).not.toHaveProperty('password');

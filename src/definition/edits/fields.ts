@@ -34,6 +34,7 @@ export const UpdateFieldBody = Type.Object({
   computed: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   defaultValue: Type.Optional(Type.Unknown()),
   enum: Type.Optional(Type.Union([Type.Array(EnumValueSchema, { maxItems: MAX_LIST }), Type.Null()])),
+  writeOnly: Type.Optional(Type.Boolean({ description: 'Accepted on writes, never answered (false removes it).' })),
 });
 export type UpdateFieldInput = Static<typeof UpdateFieldBody>;
 
@@ -52,6 +53,7 @@ export const NewFieldSchema = Type.Object({
   computed: Type.Optional(Type.String()),
   defaultValue: Type.Optional(Type.Unknown()),
   enum: Type.Optional(Type.Array(EnumValueSchema, { maxItems: MAX_LIST })),
+  writeOnly: Type.Optional(Type.Boolean({ description: 'Accepted on writes, never answered: a password or key a client sends.' })),
 });
 export type NewField = Static<typeof NewFieldSchema>;
 
@@ -95,6 +97,8 @@ export function updateField(def: AppDefinition, modelId: string, fieldId: string
   if (patch.min !== undefined) field.min = patch.min;
   if (patch.max !== undefined) field.max = patch.max;
   if (patch.to !== undefined) field.to = patch.to;
+  if (patch.writeOnly === true) field.writeOnly = true;
+  else if (patch.writeOnly === false) delete field.writeOnly;
   for (const member of REMOVABLE) {
     if (!(member in patch) || patch[member] === undefined) continue;
     if (patch[member] === null) delete field[member];
