@@ -43,8 +43,10 @@ export function authFields(app: CompiledApp): readonly CompiledField[] | null {
   if (model) {
     const use = authUse(app);
     const plain = model.fields.filter((field) => isPlain(field));
-    const read = plain.filter((field) => use.members.has(field.name));
-    if (!use.whole && read.length < plain.length) fields = read;
+    // A write-only field (an API key) is never in `auth`: an action could answer it.
+    const readable = plain.filter((field) => !field.writeOnly);
+    const read = use.whole ? readable : readable.filter((field) => use.members.has(field.name));
+    if (read.length < plain.length) fields = read;
   }
   neededFields.set(app, fields);
   return fields;
@@ -79,5 +81,6 @@ export async function authForFilter(
   const use = variableUse(compiled.compiled.ast, 'auth');
   const missing = use.whole || [...use.members].some((name) => !Object.hasOwn(auth, name) && isPlain(userModel.fieldsByName.get(name)));
   if (!missing) return auth;
-  return (await readPlainRecord(executor, app, userModel, String(auth.id))) ?? auth;
+  const readable = userModel.fields.filter((field) => isPlain(field) && !field.writeOnly);
+  return (await readPlainRecord(executor, app, userModel, String(auth.id), readable.length < userModel.fields.filter(isPlain).length ? readable : undefined)) ?? auth;
 }

@@ -1,6 +1,6 @@
 // A write-only field (the to-do example's User with an `apiKey` marked `writeOnly`) is accepted at
 // sign-up and on update, but never answered: not in the sign-up's user, not in /auth/me, not in a
-// read of the record by the administrator, and not in the event an event trigger's action sees
+// read of the record by the administrator, not in `auth` (an action answering it), and not in the event an event trigger's action sees
 // (the User.created welcome action runs with the user's name, without the key). Both drivers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
@@ -14,6 +14,19 @@ function withApiKey(): AppDefinition {
   const scode = todoScode() as unknown as AppDefinition;
   const user = scode.models.find((m) => m.id === scode.userModelId)!;
   user.fields.push({ id: 'urn:svc:edge:user-api-key', name: 'apiKey', relationshipOwner: true, min: 0, max: 1, to: 'p_TEXT', accessControl: { rules: [] }, writeOnly: true });
+  // GET /whoami answers `auth` whole: the signed-in user as expressions see them.
+  scode.actions.push({
+    id: 'urn:svc:action:whoami',
+    startEffectId: 'answer',
+    effects: [{ actionEffectId: 'answer', effect: 'flow.return', params: { status: 200 }, bindParams: { body: 'auth' } }],
+  });
+  scode.triggers.push({
+    trigger: { id: 'urn:svc:trigger:whoami', type: 'http', method: 'GET', path: '/whoami' },
+    actionId: 'urn:svc:action:whoami',
+    initialState: {},
+    validation: [],
+    isPublic: false,
+  });
   return scode;
 }
 
@@ -54,6 +67,13 @@ describe.each(await availableDrivers())('write-only fields on the account and ev
     const changed = await callApp<Record<string, unknown>>(t, tenant, app, 'PATCH', `/users/${carol.user.id}`, carol.token, { apiKey: 'sk-live-rotated' });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect(changed.body).not.toHaveProperty('apiKey');
+    // Nor is it in `auth`, which an action may answer.
+    const whoami = await callApp<Record<string, unknown>>(t, tenant, app, 'GET', '/whoami', carol.token);
+    expect(whoami.status, JSON.stringify(whoami.body)).toBe(200);
+    expect(whoami.body).toMatchObject({ id: carol.user.id, name: 'Carol' });
+    // (`auth` is typed as the user model, so the member may be there, never its value.)
+    expect(whoami.body.apiKey ?? null).toBeNull();
+    expect(JSON.stringify(whoami.body)).not.toContain('sk-live');
 
     // The welcome action ran on the User.created event, which it saw without the key.
     const welcome = await waitFor(() => callApp<{ items: Array<{ title: string }> }>(t, tenant, app, 'GET', '/toDos', carol.token), (r) => r.body.items.length > 0, 30_000, 'the welcome to-do');
