@@ -247,6 +247,13 @@ describe.each(await availableDrivers())('access chosen at generation (%s)', (dri
   }, 120_000);
   afterAll(() => t?.close());
 
+  it('refuses an access it does not know, naming it', async () => {
+    const uploaded = await uploadAttachment(tenant.api, tenant.projectId, 'sakila.sql', fixture('sql/sakila-mysql-schema.sql'));
+    const refused = await tenant.api.post<ProblemBody>(`/v1/projects/${tenant.projectId}/specifications`, { attachmentIds: [uploaded.body.id], access: 'everyone' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('access');
+  }, 60_000);
+
   it('private keeps the closed app: sign-up refused, lists empty to end users', async () => {
     const spec = await specificationOf(tenant, 'sql/sakila-mysql-schema.sql', 'private');
     expect(spec.status, spec.errorMessage).toBe('succeeded');
