@@ -45,6 +45,7 @@ function excluded(model: MergedModel, drafts: SourcedDraft[]): string | null {
   if (INTEGRATION.test(model.name)) return `${model.name} is an integration's record, not the app's own users`;
   if (isVariant(model.name)) return `${model.name} is a request or response variant of an entity`;
   const draft = drafts.find((d) => d.attachmentId === model.source.attachmentId);
+  // A CSV's one model is rightly named after its file; a schema with definitions names its root so only when untitled.
   if (draft && draft.draft.models.length > 1) {
     // `cyclonedx-bom-1.3.schema.json` → CyclonedxBom, as the JSON Schema extractor names an untitled root.
     const stem = (draft.name.replace(/^.*[\\/]/, '').split('.')[0] ?? '').replace(/[-_.]?v?\d+$/, '');
@@ -121,7 +122,9 @@ export function chooseUserModel(merged: MergedModel[], drafts: SourcedDraft[]): 
     }
     const candidate = scored(model, merged);
     const signs = candidate.model.fields.some((f) => isText(f) && (f.name === 'email' || LOGIN_FIELDS.has(f.name)));
-    if (signs && candidate.score >= THRESHOLD) candidates.push(candidate);
+    // End users sign in by a single text `email`: an `email` of another shape cannot serve.
+    const email = candidate.model.fields.find((f) => f.name === 'email');
+    if (signs && (!email || isText(email)) && candidate.score >= THRESHOLD) candidates.push(candidate);
   }
   candidates.sort((a, b) => b.score - a.score || merged.indexOf(a.model) - merged.indexOf(b.model));
   const [best, runnerUp] = candidates;
