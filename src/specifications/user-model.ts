@@ -14,7 +14,7 @@
  * sign-up cannot set relationships (it would link records the newcomer has no right to).
  */
 import type { MergedField, MergedModel, Source, SourcedDraft, SpecWarning } from './merge.ts';
-import { modelName, wordsOf } from './names.ts';
+import { modelName, relationshipFieldName, wordsOf } from './names.ts';
 
 const USER_WORDS = new Set(['user', 'users', 'account', 'accounts', 'member', 'members', 'customer', 'customers', 'person', 'people', 'persons', 'subscriber', 'subscribers', 'client', 'clients', 'patient', 'patients', 'student', 'students']);
 /** People who run the business rather than use its app: they sign in, but are not its end users. */
@@ -129,7 +129,7 @@ export function chooseUserModel(merged: MergedModel[], drafts: SourcedDraft[]): 
   candidates.sort((a, b) => b.score - a.score || merged.indexOf(a.model) - merged.indexOf(b.model));
   const [best, runnerUp] = candidates;
   const never = excludedNotes.length > 0 ? ` Never chosen: ${excludedNotes.join('; ')}.` : '';
-  if (!best) return addedUser(merged, never);
+  if (!best) return addedUser(merged, drafts, never);
 
   let model = best.model;
   const notes: string[] = [];
@@ -162,16 +162,18 @@ export function chooseUserModel(merged: MergedModel[], drafts: SourcedDraft[]): 
 }
 
 /** No model fits: a `User` (name, email), linked from each model that records something happening. */
-function addedUser(merged: MergedModel[], never: string): UserModelChoice {
+function addedUser(merged: MergedModel[], drafts: SourcedDraft[], never: string): UserModelChoice {
   const names = new Set(merged.map((m) => m.name));
   let name = 'User';
   for (let n = 2; names.has(name); n++) name = `User${n}`;
-  const { models, names: linked } = linkHappenings(merged, name);
+  const claimed = claimUserIds(merged, drafts, name);
+  const { models, names: linked } = linkHappenings(claimed.models, name);
   // The added model names no place in a document: its source is the first model's, for the warning only.
   const source: Source | undefined = merged[0]?.source;
   const text = (field: string): MergedField => ({ name: field, type: 'p_TEXT', many: false, required: false, source: source ?? { attachmentId: '', locator: '' } });
   models.push({ name, fields: [text('name'), text('email')], source: source ?? { attachmentId: '', locator: '' } });
-  const links = linked.length > 0 ? ` ${linkedText(linked)}.` : '';
+  const ids = claimed.names.length > 0 ? ` ${claimed.names.join(', ')} (pointing at users the documents do not describe) now point${claimed.names.length === 1 ? 's' : ''} at ${name}.` : '';
+  const links = `${ids}${linked.length > 0 ? ` ${linkedText(linked)}.` : ''}`;
   return {
     name,
     models,
@@ -204,4 +206,37 @@ function linkHappenings(models: MergedModel[], userModel: string): { models: Mer
 function linkedText(names: string[]): string {
   const one = names.length === 1;
   return `${names.join(', ')} record${one ? 's' : ''} something happening (nothing points at ${one ? 'it' : 'them'}, ${one ? 'it points' : 'they point'} at other models): ${one ? 'it gets' : 'each gets'} a to-one field user, linking it to the user who made it`;
+}
+
+/**
+ * With a User added, what pointed at a users' table the documents name without describing it
+ * (`user_id UUID, FK → user.user_id`, left out when merging) or a plain `userId` field becomes a
+ * to-one relationship to the added model.
+ */
+function claimUserIds(models: MergedModel[], drafts: SourcedDraft[], userModel: string): { models: MergedModel[]; names: string[] } {
+  const known = new Set(models.map((m) => m.name));
+  const links = new Map<string, MergedField[]>();
+  for (const { attachmentId, draft } of drafts) {
+    for (const dm of draft.models) {
+      for (const df of dm.fields) {
+        if (typeof df.type === 'string' || df.many) continue;
+        const target = modelName(df.type.model);
+        if (known.has(target) || !USER_WORDS.has(target.toLowerCase())) continue;
+        const owner = modelName(dm.name);
+        const link: MergedField = { name: relationshipFieldName(df.name), type: { model: userModel }, many: false, required: df.required, source: { attachmentId, locator: df.locator } };
+        links.set(owner, [...(links.get(owner) ?? []), link]);
+      }
+    }
+  }
+  const names: string[] = [];
+  const out = models.map((m) => {
+    const taken = new Set(m.fields.map((f) => f.name));
+    const added = (links.get(m.name) ?? []).filter((l) => !taken.has(l.name) && taken.add(l.name));
+    const id = added.length === 0 && !taken.has('user') ? m.fields.find((f) => f.name === 'userId' && typeof f.type === 'string' && !f.many) : undefined;
+    if (id) added.push({ name: 'user', type: { model: userModel }, many: false, required: id.required, source: id.source });
+    if (added.length === 0) return m;
+    names.push(...added.map((l) => `${m.name}.${l.name}`));
+    return { ...m, fields: [...m.fields.filter((f) => f !== id), ...added] };
+  });
+  return { models: out, names };
 }

@@ -78,6 +78,16 @@ describe('the user model, by evidence', () => {
     expect(criteria(def, 'CyclonedxBom')).toEqual(["auth != null && operation != 'delete' && (record.user == auth.id)"]);
   });
 
+  it('Simpler Grants (Markdown): the users table it names without describing is the added User, owning the API keys', async () => {
+    const built = await build('markdown', 'markdown/simpler-grants-api-keys-schema.md');
+    const def = built.content;
+    const user = model(def, 'User');
+    expect(def.userModelId).toBe(user.id);
+    expect(field(def, 'UserApiKey', 'user')).toMatchObject({ to: user.id, max: 1, defaultValue: { expression: 'auth.id' } });
+    expect(warningAbout(built, /UserApiKey\.user \(pointing at users the documents do not describe\) now points at User/)).toBeDefined();
+    expect(criteria(def, 'UserApiKey')).toEqual(["auth != null && operation != 'delete' && (record.user == auth.id)"]);
+  });
+
   it('never an integration’s record, a request variant or the root schema named after the file', () => {
     const user = (name: string, locator = `#/components/schemas/${name}`) => ({ name, locator, fields: [col('email', 'p_TEXT'), col('username', 'p_TEXT'), col('password', 'p_TEXT')] });
     const draft: Draft = {

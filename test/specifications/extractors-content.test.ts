@@ -74,11 +74,12 @@ describe('extractor drafts as specification content', () => {
     expect(maintainer?.[1].attachmentId).toBe('att_markdown');
   });
 
-  it('the user API keys table: one valid model; its key to a user table no attachment describes is left out, said so', async () => {
+  it('the user API keys table: one valid model; its key to a user table no attachment describes points at the added User, said so', async () => {
     const spec = await built('markdown/simpler-grants-api-keys-schema.md', 'markdown', extractMarkdown);
     expect(() => validateDefinition(spec.content)).not.toThrow();
     const fields = fieldsOf(spec, 'UserApiKey');
-    expect(fields.map((f) => f.name)).toEqual(['keyName', 'keyId', 'lastUsed', 'isActive', 'createdAt', 'updatedAt']);
+    expect(fields.map((f) => f.name)).toEqual(['keyName', 'keyId', 'lastUsed', 'isActive', 'createdAt', 'updatedAt', 'user']);
+    expect(fields.find((f) => f.name === 'user')?.to).toBe(spec.content.userModelId);
     expect(fields.find((f) => f.name === 'isActive')).toMatchObject({ to: 'p_BOOLEAN', min: 1, defaultValue: true });
     expect(fields.find((f) => f.name === 'lastUsed')).toMatchObject({ to: 'p_DATE_TIME', min: 0 });
     expect(spec.warnings.map((w) => w.message)).toContain('UserApiKey.user_id points at user, which no attachment describes; the field is left out.');
