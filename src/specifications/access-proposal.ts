@@ -98,7 +98,7 @@ export function proposeAccess(def: AppDefinition, mode: AccessMode, sourceOf: So
     const owners = owned.get(model)!;
     if (owners.length > 0) {
       const mine = owners.map((f) => `record.${f.name} == auth.id`).join(' || ');
-      const own = `auth != null && operation != 'delete' && (${mine})`;
+      const own = `auth != null && (${mine})`;
       model.accessControl = publicRead ? access("operation == 'read'", own) : access(own);
       const field = owners[0];
       const proposal: Proposal = { model, previous, ownerField: { field, previous: field.defaultValue } };
@@ -106,7 +106,7 @@ export function proposeAccess(def: AppDefinition, mode: AccessMode, sourceOf: So
       proposals.set(model, proposal);
       warn(
         model,
-        `Access of ${model.name}: owned through ${owners.map((f) => `${model.name}.${f.name}`).join(', ')} (to-one to the user model ${userModel?.name}): its owner reads, changes and creates it${publicRead ? ', anyone reads it (public-read)' : ', nobody else does'}; administrators do all. ${model.name}.${field.name} defaults to the signed-in user, so an end user's create needs no owner.`,
+        `Access of ${model.name}: owned through ${owners.map((f) => `${model.name}.${f.name}`).join(', ')} (to-one to the user model ${userModel?.name}): its owner reads, creates, changes and deletes it${publicRead ? ', anyone reads it (public-read)' : ', nobody else does'}; administrators do all. ${model.name}.${field.name} defaults to the signed-in user, so an end user's create needs no owner.`,
       );
       continue;
     }

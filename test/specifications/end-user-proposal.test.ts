@@ -75,7 +75,7 @@ describe('the user model, by evidence', () => {
     expect(added.message).toMatch(/OrganizationalContact is an integration's record/);
     // The bill of materials (nothing points at it, it points at others) belongs to the user who made it.
     expect(field(def, 'CyclonedxBom', 'user')).toMatchObject({ to: user.id, max: 1, defaultValue: { expression: 'auth.id' } });
-    expect(criteria(def, 'CyclonedxBom')).toEqual(["auth != null && operation != 'delete' && (record.user == auth.id)"]);
+    expect(criteria(def, 'CyclonedxBom')).toEqual(["auth != null && (record.user == auth.id)"]);
   });
 
   it('Simpler Grants (Markdown): the users table it names without describing is the added User, owning the API keys', async () => {
@@ -85,7 +85,7 @@ describe('the user model, by evidence', () => {
     expect(def.userModelId).toBe(user.id);
     expect(field(def, 'UserApiKey', 'user')).toMatchObject({ to: user.id, max: 1, defaultValue: { expression: 'auth.id' } });
     expect(warningAbout(built, /UserApiKey\.user \(pointing at users the documents do not describe\) now points at User/)).toBeDefined();
-    expect(criteria(def, 'UserApiKey')).toEqual(["auth != null && operation != 'delete' && (record.user == auth.id)"]);
+    expect(criteria(def, 'UserApiKey')).toEqual(["auth != null && (record.user == auth.id)"]);
   });
 
   it('never an integration’s record, a request variant or the root schema named after the file', () => {
@@ -133,7 +133,7 @@ describe('access proposed from the shape of the data', () => {
     const def = built.content;
     expect(criteria(def, 'Customer')).toEqual(["auth != null && operation != 'delete' && record.id == auth.id"]);
     for (const owned of ['Payment', 'Rental']) {
-      expect(criteria(def, owned)).toEqual(["auth != null && operation != 'delete' && (record.customer == auth.id)"]);
+      expect(criteria(def, owned)).toEqual(["auth != null && (record.customer == auth.id)"]);
       expect(field(def, owned, 'customer')?.defaultValue).toEqual({ expression: 'auth.id' });
       expect(warningAbout(built, new RegExp(`^Access of ${owned}: owned through ${owned}\\.customer`))).toBeDefined();
     }
@@ -161,7 +161,7 @@ describe('access proposed from the shape of the data', () => {
       ],
     };
     const built = fromDraft(draft);
-    expect(criteria(built.content, 'Invoice')).toEqual(["auth != null && operation != 'delete' && (record.customer == auth.id)"]);
+    expect(criteria(built.content, 'Invoice')).toEqual(["auth != null && (record.customer == auth.id)"]);
     expect(criteria(built.content, 'InvoiceLine')).toEqual(["auth != null && operation == 'read'"]);
     expect(warningAbout(built, /^Access of InvoiceLine: .*only through InvoiceLine\.invoice\.customer: a rule can compare only the record's own fields/)).toBeDefined();
   });
@@ -173,7 +173,7 @@ describe('access proposed from the shape of the data', () => {
     expect(field(closed.content, 'Rental', 'customer')?.defaultValue).toBeUndefined();
 
     const open = await build('sql', 'sql/pagila-schema.sql', 'public-read');
-    expect(criteria(open.content, 'Rental')).toEqual(["operation == 'read'", "auth != null && operation != 'delete' && (record.customer == auth.id)"]);
+    expect(criteria(open.content, 'Rental')).toEqual(["operation == 'read'", "auth != null && (record.customer == auth.id)"]);
     expect(criteria(open.content, 'Customer')).toEqual(["auth != null && operation != 'delete' && record.id == auth.id"]);
     expect(criteria(open.content, 'Language')).toEqual(["operation == 'read'"]);
   });
