@@ -162,6 +162,8 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
       if (from.required && field.max === 1) field.min = 1;
       if (from.enum && from.enum.length > 0) field.enum = from.enum;
       if (from.defaultValue !== undefined) field.defaultValue = from.defaultValue;
+      // The definition's unique indexes are set from this warning's field (its path) at review.
+      if (from.unique) warnings.push({ ...from.source, message: `${model.name}.${field.name} is a key of the document (unique): no two records share its value.` });
     }
   }
   if (!def.models.some((m) => m.id === def.userModelId)) {

@@ -18,6 +18,7 @@ import type { Story } from './stories.ts';
 import { isEntityTable, tablesToModels } from './markdown-tables.ts';
 import type { EntityTable } from './markdown-tables.ts';
 import { emptyDraft } from './types.ts';
+import { decodeDocumentText } from '../text.ts';
 import type { Draft, DraftPage, Extractor, Locator } from './types.ts';
 
 // Imported on first use: only a Markdown or PDF attachment's extraction lexes Markdown (issue 28).
@@ -255,8 +256,10 @@ function withoutFrontMatter(text: string): string {
 }
 
 export const extractMarkdown: Extractor = async (input) => {
-  const text = withoutFrontMatter(new TextDecoder().decode(input.bytes));
+  const decoded = decodeDocumentText(input.bytes);
+  const text = withoutFrontMatter(decoded.text);
   const draft = emptyDraft();
+  if (decoded.warning) draft.warnings.push(decoded.warning);
   await readMarkdown(text, draft, (line) => `line ${line}`);
   warnIfEmpty(draft, 'document');
   return draft;

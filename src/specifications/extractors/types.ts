@@ -49,6 +49,11 @@ export interface DraftField {
   many: boolean;
   /** `NOT NULL`, listed in `required`: becomes `min: 1`. */
   required: boolean;
+  /**
+   * The document says no two records share the value: a natural key kept as a field (`'ALFKI'`,
+   * a `CHAR(5)` primary key), a `Unique ID` column of a reference manual.
+   */
+  unique?: boolean;
   enum?: EnumValue[];
   /** A literal default as the document gives it (already converted to a JSON value). */
   defaultValue?: unknown;
