@@ -158,6 +158,8 @@ export async function detectKind(bytes: Uint8Array, name: string, contentType: s
   }
   if ((SQL_DDL.test(text) || SQL_DATA.test(text)) && ext !== 'md' && ext !== 'markdown') return 'sql';
   if (ext === 'md' || ext === 'markdown' || contentType === 'text/markdown') return 'markdown';
+  // a script named .sql whose head holds no table or rows yet (a long preamble) is still SQL
+  if (ext === 'sql' || contentType === 'application/sql') return 'sql';
   if (ext === 'csv' || contentType === 'text/csv') return 'csv';
   if (ext === 'tsv' && (await looksLikeCsv(text, '\t', complete))) return 'csv';
   if (/^#{1,6}[ \t]+\S/m.test(text)) return 'markdown';
