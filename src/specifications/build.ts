@@ -283,6 +283,7 @@ export async function buildSpecification(
     } catch (error) {
       if (!(error instanceof ExtractionError)) throw error;
       const message = `${attachment.name} (${attachment.kind}) could not be read: ${error.message}`;
+      if (error.failsSpecification) throw new ExtractionError(message);
       warnings.push({ attachmentId: attachment.id, message });
       reasons.push(message);
     }

@@ -203,5 +203,10 @@ DELIMITER ;
     expect(messages(draft)).toMatch(/trigger account_touch \(line 9\)/);
     await expect(extract('broken.sql', sql('CREATE TABLE `a` (`id` INT PRIMARY KEY);\n\nCREATE TABLE `b` (`x` INT WHATEVER STRANGE THING, `a_id` INT REFERENCES `a` (`id`));\n')))
       .rejects.toThrow(/1 CREATE TABLE statement could not be read as MySQL: line 3 \(CREATE TABLE `b`\).*foreign keys/);
+    // beside another attachment that reads, the specification fails all the same
+    await expect(buildSpecification('X', [
+      { id: 'ok', name: 'ok.sql', kind: 'sql', bytes: sql('CREATE TABLE pet (id int primary key, name text);') },
+      { id: 'bad', name: 'broken.sql', kind: 'sql', bytes: sql('CREATE TABLE `a` (`id` INT PRIMARY KEY);\nCREATE TABLE `b` (`x` INT WHATEVER STRANGE THING);\n') },
+    ])).rejects.toThrow(/^broken\.sql \(sql\) could not be read: 1 CREATE TABLE statement could not be read as MySQL: line 2/);
   }, 30_000);
 });

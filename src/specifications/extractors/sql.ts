@@ -139,9 +139,11 @@ export const extractSql: Extractor = async (input) => {
   if (unreadTables.length > 0) {
     const first = unreadTables[0]!;
     const all = unreadTables.map((s) => `line ${s.line} (${firstWords(s.text)})`);
-    throw new ExtractionError(
+    const error = new ExtractionError(
       `${pluralize('CREATE TABLE statement', unreadTables.length, true)} could not be read as ${dialectName}: ${names(all)}${first.reason ? `; at line ${first.line}: ${first.reason}` : ''}. A table left out would leave the foreign keys that point at it without their meaning, so the document is not read.`,
     );
+    error.failsSpecification = true;
+    throw error;
   }
   const draft: Draft = emptyDraft();
   if (decoded.warning) draft.warnings.push(decoded.warning);

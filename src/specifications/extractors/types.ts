@@ -124,6 +124,12 @@ export type Extractor = (input: ExtractorInput) => Promise<Draft>;
 /** Nothing in the document could be read at all: the job fails with this message. */
 export class ExtractionError extends Error {
   override name = 'ExtractionError';
+  /**
+   * The whole specification fails, whatever the other attachments give: the document says
+   * something that cannot be read and cannot be left out without changing what the rest means
+   * (a SQL table other tables' foreign keys point at).
+   */
+  failsSpecification = false;
 }
 
 export function emptyDraft(): Draft {
