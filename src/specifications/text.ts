@@ -1,12 +1,13 @@
 /**
  * A text document's bytes as text, whatever encoding its author saved it in: the encoding a
- * byte-order mark names, else the one a declaration near the top names (`SET NAMES latin1`,
- * `SET client_encoding = 'LATIN1'`, `encoding="iso-8859-1"`, `charset=windows-1252`), else
- * UTF-8 — and when the bytes are not valid UTF-8, Windows-1252 (a superset of Latin-1's
+ * byte-order mark names; else UTF-8 when the bytes are valid UTF-8; else the encoding a
+ * declaration near the top names (`SET NAMES latin1`, `SET client_encoding = 'LATIN1'`,
+ * `encoding="iso-8859-1"`, `charset=windows-1252`); else Windows-1252 (a superset of Latin-1's
  * printable characters, what spreadsheets on Windows write), with a warning naming the line
  * and column of the first byte that is not UTF-8. A document is never refused for its bytes.
- * Node's own TextDecoder does the decoding: no library.
+ * Node's own TextDecoder does the decoding and `buffer.isUtf8` the check: no library.
  */
+import { isUtf8 } from 'node:buffer';
 
 export interface DecodedText {
   text: string;
@@ -79,15 +80,22 @@ export function decodeDocumentText(bytes: Uint8Array): DecodedText {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return decodeUtf8(bytes.subarray(3), 3);
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'utf-16le' };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'utf-16be' };
+  // Valid UTF-8 is UTF-8 whatever a declaration says: Latin-1 text with accents is almost never valid UTF-8.
+  if (isUtf8(bytes)) return { text: new TextDecoder('utf-8').decode(bytes), encoding: 'utf-8' };
   const head = new TextDecoder('windows-1252').decode(bytes.subarray(0, 4096));
   const declared = DECLARED[DECLARATION.exec(head)?.[1]?.toLowerCase() ?? ''];
   if (declared) return { text: new TextDecoder(declared).decode(bytes), encoding: declared };
   return decodeUtf8(bytes, 0);
 }
 
+/** Whether the bytes need decodeDocumentText: not UTF-8, or UTF-16 by their byte-order mark. */
+export function needsDecoding(bytes: Uint8Array): boolean {
+  return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || !isUtf8(bytes);
+}
+
 function decodeUtf8(bytes: Uint8Array, skipped: number): DecodedText {
+  if (isUtf8(bytes)) return { text: new TextDecoder('utf-8').decode(bytes), encoding: 'utf-8' };
   const bad = firstInvalidUtf8(bytes);
-  if (bad < 0) return { text: new TextDecoder('utf-8').decode(bytes), encoding: 'utf-8' };
   const { line, column } = position(bytes, bad);
   const byte = bytes[bad].toString(16).toUpperCase().padStart(2, '0');
   return {

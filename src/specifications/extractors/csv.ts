@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import { ColumnStats, loadPhoneCheck } from './csv-columns.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
-import { decodeDocumentText } from '../text.ts';
+import { decodeDocumentText, needsDecoding } from '../text.ts';
 import { DOCUMENT_LIMITS, formatCount, pastLimit } from '../limits.ts';
 import type { Draft, DraftField, Extractor } from './types.ts';
 
@@ -81,9 +81,12 @@ export const extractCsv: Extractor = async (input) => {
   const [{ parse }, isValidPhone] = await Promise.all([loadCsvParse(), loadPhoneCheck()]);
   const draft = emptyDraft();
   // Bytes that are not UTF-8 (a Latin-1 export) are read as Windows-1252, said in a warning.
-  const decoded = decodeDocumentText(input.bytes);
-  const bytes = decoded.encoding === 'utf-8' ? input.bytes : new TextEncoder().encode(decoded.text);
-  if (decoded.warning) draft.warnings.push(decoded.warning);
+  let bytes = input.bytes;
+  if (needsDecoding(bytes)) {
+    const decoded = decodeDocumentText(bytes);
+    bytes = new TextEncoder().encode(decoded.text);
+    if (decoded.warning) draft.warnings.push(decoded.warning);
+  }
   const parser = Readable.from(chunks(bytes)).pipe(
     parse({
       bom: true,
