@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractSql } from '../../src/specifications/extractors/sql.ts';
+import { loadPostgresParser, readPostgres } from '../../src/specifications/extractors/sql-postgres.ts';
 import { CREATE_TABLE, splitSqlStatements, splitStatements } from '../../src/specifications/extractors/sql-statements.ts';
 import { buildSpecification } from '../../src/specifications/build.ts';
 import { detectKind } from '../../src/specifications/kind.ts';
@@ -85,6 +86,13 @@ describe('data-only SQL files (pg_dump --data-only, MySQL multi-row INSERTs)', (
     expect(built.content.models.map((m) => m.name)).toContain('Film');
     expect(built.warnings.some((w) => w.attachmentId === 'data' && /data only/.test(w.message))).toBe(true);
     expect(() => validateDefinition(structuredClone(built.content))).not.toThrow();
+  }, 30_000);
+
+  it('name the parent of each partition their rows are for', async () => {
+    await loadPostgresParser();
+    const read = readPostgres(await splitStatements(bytesOf('pagila-schema.sql').toString('utf8'), 'postgresql'));
+    expect(read.partitionParents['payment_p2022_01']).toBe('payment');
+    expect(Object.keys(read.partitionParents)).toHaveLength(55);
   }, 30_000);
 
   it('split with their COPY rows for a reader of the data', async () => {

@@ -205,5 +205,5 @@ export async function readMysql(statements: SqlStatement[]): Promise<StatementsR
       }
     }
   }
-  return { tables: [...tables.values()], rejected, ignored, partitions: 0, partitionNames: [], replaced, attributesCut };
+  return { tables: [...tables.values()], rejected, ignored, partitions: 0, partitionNames: [], partitionParents: {}, replaced, attributesCut };
 }

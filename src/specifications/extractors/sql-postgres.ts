@@ -254,6 +254,7 @@ export function readPostgres(statements: SqlStatement[]): StatementsRead {
   }
   const tables = reader.finish();
   return {
-    tables, rejected, ignored, partitions: reader.partitionOf.size, partitionNames: [...reader.partitionOf.keys()], replaced: reader.replaced, attributesCut: [],
+    tables, rejected, ignored, partitions: reader.partitionOf.size, partitionNames: [...reader.partitionOf.keys()],
+    partitionParents: Object.fromEntries(reader.partitionOf), replaced: reader.replaced, attributesCut: [],
   };
 }

@@ -26,6 +26,8 @@ export interface StatementsRead {
   rejected: Array<SqlStatement & { reason?: string }>;
   /** The partitions' names, in the order read. */
   partitionNames: string[];
+  /** Each partition's parent table (`payment_p2022_01` → `payment`): where a partition's rows belong. */
+  partitionParents: Record<string, string>;
   /** Tables a later CREATE TABLE of the same name replaced. */
   replaced: SqlTable[];
   /** Storage attributes the grammar does not read, cut out of a statement so the rest of it is read. */
