@@ -61,8 +61,9 @@ describe('reference manual: GTFS reference.md', () => {
   it('reads Unique ID as a required unique key, and Presence as required or optional', () => {
     expect(field(draft, 'stops', 'stop_id')).toMatchObject({ type: 'p_TEXT', unique: true, required: true });
     expect(field(draft, 'stops', 'stop_code')).toMatchObject({ type: 'p_TEXT', required: false });
-    // Conditionally Required is not always required
+    // Conditionally Required is not always required: optional, said in one warning
     expect(field(draft, 'stops', 'stop_name')).toMatchObject({ type: 'p_TEXT', required: false });
+    expect(draft.warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/^31 conditionally required fields are optional \(.*\): agency\.agency_id, stops\.stop_name, stops\.stop_lat/));
     expect(field(draft, 'stops', 'stop_lat')).toMatchObject({ type: 'p_NUMBER' });
     expect(field(draft, 'agency', 'agency_url')).toMatchObject({ type: 'p_LINK', required: true });
     expect(field(draft, 'agency', 'agency_phone').type).toBe('p_PHONE_NUMBER');

@@ -214,6 +214,7 @@ export function tablesToModels(
   locate: (line: number) => Locator,
 ): DraftModel[] {
   const models: DraftModel[] = [];
+  const conditional: string[] = [];
   for (const table of tables) {
     const name = table.headings.map(entityName).find((n) => n && !GENERIC_HEADING.test(n)) ?? '';
     if (!name) {
@@ -223,7 +224,17 @@ export function tablesToModels(
     const fields = table.rows
       .map((row) => rowToField(table, row, warnings, locate))
       .filter((f): f is DraftField => f !== undefined);
+    // "Conditionally Required": required only when the description's condition holds, so optional here, said once
+    const presence = columnIndex(table.header, REQUIRED_HEADER);
+    for (const row of table.rows) {
+      const field = presence >= 0 && /\bconditionally\s+required\b/i.test(row.cells[presence] ?? '') ? fields.find((f) => f.locator === locate(row.line)) : undefined;
+      if (field) conditional.push(`${name}.${field.name}`);
+    }
     models.push({ name, fields, locator: locate(table.line) });
+  }
+  if (conditional.length > 0) {
+    const shown = conditional.length > 20 ? `${conditional.slice(0, 20).join(', ')} and ${conditional.length - 20} more` : conditional.join(', ');
+    warnings.push({ locator: 'document', message: `${conditional.length} conditionally required ${conditional.length === 1 ? 'field is' : 'fields are'} optional (required only when the condition its description gives holds): ${shown}` });
   }
   return models;
 }
