@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractMarkdown } from '../../src/specifications/extractors/markdown.ts';
+import { entityName } from '../../src/specifications/extractors/markdown-tables.ts';
 import { buildSpecification } from '../../src/specifications/build.ts';
 import { validateDefinition } from '../../src/definition/validate.ts';
 import { findPartner } from '../../src/definition/relationships.ts';
@@ -51,6 +52,9 @@ describe('reference manual: GTFS reference.md', () => {
       expect(names).toContain(name);
     }
     expect(names).not.toContain('txt');
+    expect(['stops.txt', '`stops.txt`', 'Table: `users.csv`', 'File: trips.txt', 'locations.geojson'].map(entityName)).toEqual(['stops', 'stops', 'users', 'trips', 'locations']);
+    // a dotted name that is no file stays whole
+    expect(entityName('public.users')).toBe('public.users');
     expect(model(draft, 'stops').locator).toBe('line 209');
     // every table is a model or reported as left out, with its line
     const report = draft.warnings.find((w) => /field tables read as models/.test(w.message))!.message;

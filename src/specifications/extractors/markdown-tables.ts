@@ -57,14 +57,14 @@ const GENERIC_HEADING = /^(?:(?:required|optional|core|key|main|other|additional
 /** "📄 Table: `users`" → "users"; "Entity: Book" → "Book". */
 export function entityName(heading: string): string {
   const words = heading
-    // a data standard names its sections after files: `stops.txt` is the entity `stops`
-    .replace(/^([`*]*[\w-]+)\.(?:txt|csv|tsv|json|geojson|xml|parquet|ya?ml)([`*]*)$/i, '$1$2')
     .replace(/[`*]/g, '')
     .replace(/^[^\p{L}\p{N}]+/u, '')
     .replace(/^(?:\d+(?:\.\d+)*\.?\s+)/, '')
-    .replace(/^(?:table|entity|model|collection|resource)\s*[:\-–—]?\s*/i, '')
+    .replace(/^(?:table|entity|model|collection|resource|file)\s*[:\-–—]?\s*/i, '')
     .replace(/\s+(?:table|entity|model|schema)$/i, '')
-    .trim();
+    .trim()
+    // a data standard names its sections after files: `stops.txt` is the entity `stops`
+    .replace(/^([\w-]+)\.(?:txt|csv|tsv|json|geojson|xml|parquet|ya?ml)$/i, '$1');
   return words;
 }
 
