@@ -95,6 +95,12 @@ describe('data-only SQL files (pg_dump --data-only, MySQL multi-row INSERTs)', (
     expect(Object.keys(read.partitionParents)).toHaveLength(55);
   }, 30_000);
 
+  it('read a COPY block whose rows hold backquotes as PostgreSQL', async () => {
+    const draft = await extract('notes.sql', sql('COPY public.note (id, body) FROM stdin;\n1\tuse `ls`; then; go\n2\tit\\\'s\n\\.\n\nCOPY public.tag (id) FROM stdin;\n1\n\\.\n'));
+    expect(draft.description).toMatch(/PostgreSQL/);
+    expect(messages(draft)).toMatch(/2 statements of rows for 2 tables \(note \(1 statement\), tag \(1 statement\)\)/);
+  });
+
   it('split with their COPY rows for a reader of the data', async () => {
     const statements = await splitSqlStatements(bytesOf('pagila-data.sql').toString('utf8'), 'postgresql');
     const actor = statements.find((s) => /^COPY public\.actor /.test(s.text))!;

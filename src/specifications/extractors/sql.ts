@@ -27,6 +27,9 @@ const DIALECT_NAME: Record<Dialect, string> = { postgresql: 'PostgreSQL', mysql:
 /** Signs of MySQL in a script's text: backquoted names, version comments, `DELIMITER`, `ENGINE=`, backslash-escaped quotes. */
 const MYSQL_SIGNS = /`[^`\n]+`|\/\*!\d{5}|^[ \t]*DELIMITER[ \t]|\bENGINE[ \t]*=|\\'/im;
 
+/** pg_dump's own marks: its header, `COPY … FROM stdin`, `$$` bodies (a backquote in their data is no sign of MySQL). */
+const POSTGRES_SIGNS = /^-- PostgreSQL database dump|\bFROM[ \t]+stdin;|\$\$/im;
+
 function rejectedTables(read: StatementsRead): number {
   return read.rejected.filter((s) => CREATE_TABLE.test(s.text)).length;
 }
@@ -101,7 +104,8 @@ export const extractSql: Extractor = async (input) => {
   const decoded = decodeDocumentText(input.bytes);
   const source = decoded.text;
   await loadPostgresParser();
-  const mysqlLikely = MYSQL_SIGNS.test(source.slice(0, 256 * 1024));
+  const head = source.slice(0, 256 * 1024);
+  const mysqlLikely = MYSQL_SIGNS.test(head) && !POSTGRES_SIGNS.test(head);
   // Each dialect's split is made at most once (a 25 MiB dump takes ~2 s to split).
   const splits = new Map<Dialect, ReturnType<typeof boundStatements>>();
   const splitAs = async (d: Dialect) => {
