@@ -179,8 +179,12 @@ CREATE TABLE dept_emp (emp_no INT NOT NULL REFERENCES employees (emp_no), dept_n
   from_date DATE NOT NULL, to_date DATE NOT NULL, PRIMARY KEY (emp_no, dept_no));
 CREATE TABLE dept_manager (emp_no INT NOT NULL REFERENCES employees (emp_no), dept_no CHAR(4) NOT NULL REFERENCES departments (dept_no),
   from_date DATE NOT NULL, to_date DATE NOT NULL, PRIMARY KEY (emp_no, dept_no));
+CREATE TABLE stops (stop_no INT PRIMARY KEY, name TEXT);
+CREATE TABLE transfers (id INT PRIMARY KEY, from_stop_no INT REFERENCES stops (stop_no), to_stop_no INT REFERENCES stops (stop_no));
 `));
     expect(field(draft, 'employees', 'manager')).toMatchObject({ type: { model: 'employees' } });
+    expect(field(draft, 'transfers', 'from_stop')).toMatchObject({ type: { model: 'stops' }, partner: 'transfers_as_from_stop' });
+    expect(field(draft, 'transfers', 'to_stop')).toMatchObject({ type: { model: 'stops' }, partner: 'transfers_as_to_stop' });
     expect(field(draft, 'dept_emp', 'employee')).toMatchObject({ type: { model: 'employees' }, partner: 'dept_emps' });
     expect(field(draft, 'dept_emp', 'department')).toMatchObject({ type: { model: 'departments' }, partner: 'dept_emps' });
     expect(field(draft, 'dept_manager', 'employee')).toMatchObject({ partner: 'dept_managers' });

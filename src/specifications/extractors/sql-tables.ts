@@ -133,22 +133,21 @@ function qualifier(column: string, key: string): string | undefined {
 /**
  * A foreign key's field, named for what it points at: the target's own key under its own name
  * (`emp_no` → employees.emp_no, `CustomerId` → Customer.CustomerId) is the target, singular
- * (`employee`, `Customer`); a qualified key is its qualifier (`manager_emp_no` → `manager`,
- * `original_language_id` → `original_language`); anything else keeps the column's name
- * (`reports_to`, `ship_via`; build.ts drops an `_id` suffix). A name another column of the
- * table already has falls back to the column's.
+ * (`employee`, `Customer`); a qualified key of its own is its qualifier (`manager_emp_no` →
+ * `manager`); a qualified key that names the target, or a direction, keeps both
+ * (`original_language_id` → `original_language`, `from_stop_no` → `from_stop`); anything else
+ * keeps the column's name (`reports_to`, `ship_via`; build.ts drops an `_id` suffix). A name
+ * another column of the table already has falls back to the column's.
  */
 function relationshipName(table: SqlTable, fk: SqlForeignKey, target: SqlTable | undefined): string {
   const column = fk.columns[0]!;
   const key = fk.refColumns[0] ?? target?.primaryKey[0] ?? '';
   const qualified = key ? qualifier(column, key) : undefined;
+  const singular = singularOf(fk.table);
+  const namesTarget = wordKey(key).replace(/_(?:id|no|num|code|key)$/, '') === wordKey(singular);
   let name = column;
-  // a key named `<target>_id` qualified (`original_language_id`, `manager_staff_id`) keeps its words
-  // but the id suffix (build.ts drops it); a key of its own (`manager_emp_no`) leaves the qualifier
-  const namesTarget = wordKey(key).replace(/_(?:id|no|code|key)$/, '') === wordKey(singularOf(fk.table));
-  if (key && wordKey(column) === wordKey(key)) name = singularOf(fk.table);
-  // `from_stop_id` → `from_stop`: a qualifier that is only a direction keeps the target's name
-  else if (qualified && !namesTarget) name = DIRECTION.test(qualified) ? `${qualified}_${singularOf(fk.table)}` : qualified;
+  if (key && wordKey(column) === wordKey(key)) name = singular;
+  else if (qualified) name = namesTarget || DIRECTION.test(qualified) ? `${qualified}_${singular}` : qualified;
   const clash = table.columns.some((c) => c.name !== column && wordKey(c.name) === wordKey(name));
   return clash ? column : name;
 }
