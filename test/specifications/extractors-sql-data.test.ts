@@ -215,8 +215,11 @@ CREATE TABLE \`account\` (
 DELIMITER ;;
 /*!50003 CREATE*/ /*!50017 DEFINER=\`root\`@\`localhost\`*/ /*!50003 TRIGGER \`account_touch\` BEFORE UPDATE ON \`account\` FOR EACH ROW SET NEW.changed = NOW() */;;
 DELIMITER ;
+/*!50001 CREATE TABLE \`account_view\` (\`login\` tinyint NOT NULL) ENGINE=MyISAM */;
 `));
     expect(field(draft, 'account', 'login')).toMatchObject({ type: 'p_TEXT', required: true });
+    expect(draft.models.map((m) => m.name)).toEqual(['account']);
+    expect(messages(draft)).toMatch(/view stand-in table account_view \(line 11\)/);
     expect(messages(draft)).toMatch(/line 2: storage attributes .*: BINARY/);
     expect(messages(draft)).toMatch(/trigger account_touch \(line 9\)/);
     await expect(extract('broken.sql', sql('CREATE TABLE `a` (`id` INT PRIMARY KEY);\n\nCREATE TABLE `b` (`x` INT WHATEVER STRANGE THING, `a_id` INT REFERENCES `a` (`id`));\n')))

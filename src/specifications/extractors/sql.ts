@@ -50,6 +50,9 @@ function firstWords(text: string): string {
 const ROUTINE = /^create\s+(?:or\s+replace\s+)?(?:(?:definer\s*=\s*\S+|algorithm\s*=\s*\w+|sql\s+security\s+\w+|temporary|recursive|materialized)\s+)*(trigger|procedure|function|view|event|aggregate|rule)\s+(?:if\s+not\s+exists\s+)?([`"\w.$]+)/i;
 
 function routineOf(text: string): { kind: string; name: string } | undefined {
+  // mysqldump's stand-in for a view, `/*!50001 CREATE TABLE \`v\` (…) */`: MySQL before 5.0.1 ran it, none since
+  const standIn = /^\/\*!\d{5}\s+create\s+table\s+([`"\w.$]+)/i.exec(text.trimStart());
+  if (standIn) return { kind: 'view stand-in table', name: standIn[1]!.replace(/[`"]/g, '') };
   const match = ROUTINE.exec(bare(text));
   return match ? { kind: match[1]!.toLowerCase(), name: match[2]!.replace(/[`"]/g, '') } : undefined;
 }
