@@ -165,6 +165,8 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
       if (from.enum && from.enum.length > 0) field.enum = from.enum;
       if (from.defaultValue !== undefined) field.defaultValue = from.defaultValue;
       if (from.writeOnly) field.writeOnly = true;
+      // The definition's unique indexes are set from this warning's field (its path) at review.
+      if (from.unique) warnings.push({ ...from.source, message: `${model.name}.${field.name} is a key of the document (unique): no two records share its value.` });
     }
   }
   if (!def.models.some((m) => m.id === def.userModelId)) {
@@ -286,6 +288,7 @@ export async function buildSpecification(
     } catch (error) {
       if (!(error instanceof ExtractionError)) throw error;
       const message = `${attachment.name} (${attachment.kind}) could not be read: ${error.message}`;
+      if (error.failsSpecification) throw new ExtractionError(message);
       warnings.push({ attachmentId: attachment.id, message });
       reasons.push(message);
     }

@@ -9,6 +9,7 @@
  * them backtrack across the head.
  */
 import type { AttachmentKind } from './extractors/types.ts';
+import { decodeDocumentText } from './text.ts';
 
 // Each imported on first use: only an attachment's upload tells its kind (issue 28).
 type FileType = typeof import('file-type');
@@ -25,13 +26,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Decodes UTF-8 (a BOM dropped; a character cut at the end of a partial head is left out); null when the bytes are not text. */
+/**
+ * Decodes the head as text (a BOM dropped; a character cut at the end of a partial head is left
+ * out): UTF-8, or what text.ts reads bytes that are not UTF-8 as (Windows-1252), so one Latin-1
+ * byte does not make a CSV `other`; null when the bytes are not text (NULs, control bytes).
+ */
 function textOf(bytes: Uint8Array, complete: boolean): string | null {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete });
   } catch {
-    return null;
+    text = decodeDocumentText(bytes).text;
+    // binary data read as Windows-1252 is full of C0 controls; text has few or none
+    const controls = text.match(/[\u0001-\u0008\u000e-\u001a\u001c-\u001f]/g)?.length ?? 0;
+    if (controls > text.length / 100) return null;
   }
   if (text.includes('\u0000')) return null;
   return text.replace(/^\uFEFF/, '');
@@ -88,6 +96,11 @@ function jsonHeadMembers(head: string): Record<string, unknown> {
 
 /** Lines starting a SQL table or enum type: `[ \t]*`, never `\s*`, so a head of blank lines cannot make the pattern backtrack across lines. */
 const SQL_DDL = /^[ \t]*create[ \t\r\n]+(?:(?:global[ \t\r\n]+|local[ \t\r\n]+)?(?:temporary[ \t\r\n]+|temp[ \t\r\n]+|unlogged[ \t\r\n]+)?table|type[ \t\r\n]+\S+[ \t\r\n]+as[ \t\r\n]+enum)\b/im;
+/**
+ * Lines starting rows of a SQL data dump (`pg_dump --data-only`'s `COPY t (…) FROM stdin;`,
+ * `INSERT INTO t …`, MySQL's multi-row `INSERT INTO \`t\` VALUES (…),(…)`): a data-only file is SQL too.
+ */
+const SQL_DATA = /^[ \t]*(?:insert[ \t]+(?:ignore[ \t]+)?into[ \t]+[`"\w.$]+[ \t\r\n]*(?:\(|values\b|select\b)|copy[ \t]+[\w."$]+[ \t]*(?:\([^)\n]*\)[ \t]*)?from[ \t]+stdin\b)/im;
 const MARKDOWN = /^(?:#{1,6}[ \t]+\S|[ \t]*[-*+][ \t]+\S|[ \t]*\d+\.[ \t]+\S|\|.*\|[ \t]*\r?$|```)/m;
 
 /** At least two columns, the same count on every line of the head, two lines or more. */
@@ -143,8 +156,10 @@ export async function detectKind(bytes: Uint8Array, name: string, contentType: s
     if (kind) return kind;
     if (jsonLike || ext === 'json') return 'text';
   }
-  if (SQL_DDL.test(text) && ext !== 'md' && ext !== 'markdown') return 'sql';
+  if ((SQL_DDL.test(text) || SQL_DATA.test(text)) && ext !== 'md' && ext !== 'markdown') return 'sql';
   if (ext === 'md' || ext === 'markdown' || contentType === 'text/markdown') return 'markdown';
+  // a script named .sql whose head holds no table or rows yet (a long preamble) is still SQL
+  if (ext === 'sql' || contentType === 'application/sql') return 'sql';
   if (ext === 'csv' || contentType === 'text/csv') return 'csv';
   if (ext === 'tsv' && (await looksLikeCsv(text, '\t', complete))) return 'csv';
   if (/^#{1,6}[ \t]+\S/m.test(text)) return 'markdown';

@@ -113,13 +113,15 @@ export function mergeDrafts(drafts: SourcedDraft[]): Merged {
           type,
           many: df.many,
           required: df.required,
+          ...(df.unique ? { unique: true } : {}),
           ...(df.enum ? { enum: df.enum } : {}),
           ...(df.defaultValue !== undefined ? { defaultValue: df.defaultValue } : {}),
           ...(df.partner ? { partner: fieldName(df.partner) } : {}),
           ...(df.writeOnly ? { writeOnly: true } : {}),
           source: at(df.locator),
         };
-        if (isOwnKey(name, field)) continue; // every record has its own id
+        // every record has its own id; a natural key the document marks unique (`'ALFKI'`) is data, kept
+        if (isOwnKey(name, field) && !field.unique) continue;
         const existing = model.fields.find((f) => f.name === field.name);
         if (!existing) {
           model.fields.push(field);
@@ -134,6 +136,7 @@ export function mergeDrafts(drafts: SourcedDraft[]): Merged {
           warn(df.locator, `${name}.${field.name} lists other values than another attachment (${existing.source.locator}); the first list is kept.`);
         }
         existing.required ||= field.required;
+        if (field.unique) existing.unique = true;
         existing.partner ??= field.partner;
       }
     }

@@ -59,7 +59,8 @@ describe('CSV extractor: congress-terms.csv', () => {
 
   it('turns few distinct values over many rows into enums, but not 50 states', async () => {
     expect((await field('chamber')).enum).toEqual(['house', 'senate']);
-    expect((await field('party')).enum).toEqual(['AL', 'D', 'I', 'ID', 'L', 'R']);
+    // Libertarian (`L`) sits in one term only: a value seen once is no category, so party stays text.
+    expect((await field('party')).enum).toBeUndefined();
     // Cells such as " Jr." count as "Jr.": values are compared trimmed.
     expect((await field('suffix')).enum).toEqual(['II', 'III', 'IV', 'Jr.', 'Sr.']);
     expect(50).toBeGreaterThan(ENUM_MAX_DISTINCT);

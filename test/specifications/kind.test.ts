@@ -16,6 +16,10 @@ describe('attachment kind', () => {
     ['JSON that is none of those', '{"hello": "world"}', 'data.json', 'text'],
     ['SQL DDL in lower case after a comment', '-- schema\ncreate table if not exists pet (id serial primary key, name text not null);\n', 'schema', 'sql'],
     ['a PostgreSQL enum type alone', "CREATE TYPE mood AS ENUM ('sad', 'ok');\n", 'types', 'sql'],
+    ['a data-only pg_dump (COPY … FROM stdin)', 'SET client_encoding = \'UTF8\';\n\nCOPY public.actor (actor_id, first_name) FROM stdin;\n1\tPENELOPE\n\\.\n', 'data', 'sql'],
+    ['MySQL multi-row INSERTs only', "USE shop;\nINSERT INTO `pet` VALUES (1,'Rex'),\n(2,'Tom');\n", 'data', 'sql'],
+    ['a SQL script by its name, its head only settings', 'SET NAMES utf8mb4;\nSET FOREIGN_KEY_CHECKS = 0;\n', 'dump.sql', 'sql'],
+    ['a CSV with a Latin-1 byte', 'name,city\nJos\u00e9,M\u00e1laga\nAnn,Oslo\n', 'people', 'csv'],
     ['Markdown by its headings', '# Product\n\nSome words.\n\n## Users\n\n- As a reader, I want books.\n', 'prd', 'markdown'],
     ['Markdown by its name, without headings', 'Plain words, no heading.\n', 'notes.md', 'markdown'],
     ['a SQL statement inside a Markdown file stays Markdown', '# Schema\n\n```sql\nCREATE TABLE pet (id int);\n```\n', 'schema.md', 'markdown'],
@@ -23,8 +27,10 @@ describe('attachment kind', () => {
     ['a quoted CSV field with a comma', 'name,note\n"Smith, Ann","says ""hi"""\nBob,ok\n', 'people', 'csv'],
     ['lines of text with uneven commas', 'Dear team, thanks.\nSee you tomorrow.\nBest, me, again\n', 'letter', 'text'],
     ['SVG (text, an image)', '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>', 'logo.svg', 'image'],
-  ])('%s', async (_label, content, name, kind) => {
-    expect(await detectKind(text(content), name, 'application/octet-stream')).toBe(kind);
+  ])('%s', async (label, content, name, kind) => {
+    // the Latin-1 case is written byte for byte as Latin-1 (é is the single byte 0xE9), not UTF-8
+    const bytes = label.includes('Latin-1') ? Buffer.from(content, 'latin1') : text(content);
+    expect(await detectKind(bytes, name, 'application/octet-stream')).toBe(kind);
   });
 
   it('reads binary formats by their magic bytes', async () => {

@@ -10,6 +10,11 @@ export const ENUM_MAX_DISTINCT = 20;
 export const ENUM_MIN_REPEAT = 5;
 
 const BOOLEAN_WORDS = new Set(['true', 'false', 'yes', 'no', 'y', 'n', 't', 'f']);
+/**
+ * What spreadsheets, R and databases write for "no value": a missing value like an empty cell
+ * (the column becomes optional), never text that turns a numeric column into text or an enum value.
+ */
+export const MISSING_VALUES = new Set(['NA', 'N/A', 'n/a', 'na', '#N/A', 'null', 'NULL', 'Null', 'None', 'NaN', '-', '--', '\\N']);
 /** A number as a spreadsheet writes it; a leading zero (`007`, a code) keeps it text. */
 const NUMBER = /^[+-]?(?:0|[1-9]\d*|0?\.\d+|[1-9]\d*\.\d*|0\.\d*)(?:[eE][+-]?\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -97,7 +102,8 @@ export class ColumnStats {
   filled = 0;
   empty = 0;
   private readonly candidates = new Set<Kind>(KINDS);
-  private readonly distinct = new Set<string>();
+  /** Each distinct value and how often it was seen, while there are few. */
+  private readonly distinct = new Map<string, number>();
   private tooMany = false;
   private phonesValidated = 0;
 
@@ -105,7 +111,7 @@ export class ColumnStats {
 
   add(raw: string | undefined): void {
     const value = (raw ?? '').trim();
-    if (value === '') {
+    if (value === '' || MISSING_VALUES.has(value)) {
       this.empty += 1;
       return;
     }
@@ -118,7 +124,7 @@ export class ColumnStats {
       if (!this.isValidPhone(value)) this.candidates.delete('phone');
     }
     if (!this.tooMany) {
-      this.distinct.add(value);
+      this.distinct.set(value, (this.distinct.get(value) ?? 0) + 1);
       if (this.distinct.size > ENUM_MAX_DISTINCT) {
         this.tooMany = true;
         this.distinct.clear();
@@ -136,9 +142,12 @@ export class ColumnStats {
       empty: this.empty,
     };
     const textual = kind === undefined || kind === 'email';
+    // An enum needs repeated values: few distinct ones, each seen at least twice (a value seen
+    // once is as likely a free-text answer as a category)
     const few = !this.tooMany && this.distinct.size >= 2 && this.filled >= this.distinct.size * ENUM_MIN_REPEAT;
-    if (textual && this.filled > 0 && few) {
-      summary.enum = [...this.distinct].sort();
+    const repeated = [...this.distinct.values()].every((count) => count >= 2);
+    if (textual && this.filled > 0 && few && repeated) {
+      summary.enum = [...this.distinct.keys()].sort();
     }
     return summary;
   }

@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import { ColumnStats, loadPhoneCheck } from './csv-columns.ts';
 import { ExtractionError, emptyDraft } from './types.ts';
+import { decodeDocumentText, needsDecoding } from '../text.ts';
 import { DOCUMENT_LIMITS, formatCount, pastLimit } from '../limits.ts';
 import type { Draft, DraftField, Extractor } from './types.ts';
 
@@ -79,10 +80,17 @@ function headerNames(cells: string[], draft: Draft): string[] {
 export const extractCsv: Extractor = async (input) => {
   const [{ parse }, isValidPhone] = await Promise.all([loadCsvParse(), loadPhoneCheck()]);
   const draft = emptyDraft();
-  const parser = Readable.from(chunks(input.bytes)).pipe(
+  // Bytes that are not UTF-8 (a Latin-1 export) are read as Windows-1252, said in a warning.
+  let bytes = input.bytes;
+  if (needsDecoding(bytes)) {
+    const decoded = decodeDocumentText(bytes);
+    bytes = new TextEncoder().encode(decoded.text);
+    if (decoded.warning) draft.warnings.push(decoded.warning);
+  }
+  const parser = Readable.from(chunks(bytes)).pipe(
     parse({
       bom: true,
-      delimiter: sniffDelimiter(input.bytes),
+      delimiter: sniffDelimiter(bytes),
       relax_column_count: true,
       skip_empty_lines: true,
       // Each record with its line in the file, so a warning names the line a reader finds.

@@ -9,11 +9,17 @@ import type { DraftField, DraftModel, DraftWarning, Locator } from './types.ts';
 
 const FIELD_HEADER = /^(?:field|field\s*name|column|column\s*name|attribute|property|name)$/i;
 const TYPE_HEADER = /^(?:type|data\s*type|datatype|field\s*type|format)$/i;
-const REQUIRED_HEADER = /^(?:required|mandatory|nullable|null|optional)$/i;
+const REQUIRED_HEADER = /^(?:required|mandatory|nullable|null|optional|presence|requirement|cardinality)$/i;
+const DESCRIPTION_HEADER = /^(?:description|values?|allowed\s+values|details|meaning|notes?)$/i;
 const CONSTRAINT_HEADER = /constraint|rule|key|notes?$/i;
 
 /** Type words as schema tables write them, checked in order (first match wins). */
 const TYPE_WORDS: [RegExp, PrimitiveType][] = [
+  // codes and zones written as words ("Currency code", "Timezone") are text, not amounts or times
+  [/\bphone\b/i, 'p_PHONE_NUMBER'],
+  [/\b(?:currency\s+code|language\s+code|country\s+code|time\s*zone|colou?r)\b/i, 'p_TEXT'],
+  [/\b(?:currency\s+amount|amount)\b/i, 'p_CURRENCY_AMOUNT'],
+  [/\b(?:latitude|longitude|non-negative|positive|non-zero)\b/i, 'p_NUMBER'],
   [/\b(?:timestamp|timestamptz|date\s*time|datetime|instant)\b/i, 'p_DATE_TIME'],
   [/\bdate\b/i, 'p_DATE'],
   [/\btime\b/i, 'p_TIME'],
@@ -24,7 +30,7 @@ const TYPE_WORDS: [RegExp, PrimitiveType][] = [
   [/\b(?:phone|telephone)\b/i, 'p_PHONE_NUMBER'],
   [/\b(?:image|photo|picture)\b/i, 'p_IMAGE'],
   [/\b(?:file|attachment|blob)\b/i, 'p_FILE'],
-  [/\b(?:text|string|varchar|char|uuid|email|enum|citext)\b/i, 'p_TEXT'],
+  [/\b(?:text|string|varchar|char|uuid|email|enum|citext|id|identifier|code)\b/i, 'p_TEXT'],
 ];
 
 export interface TableRow {
@@ -54,15 +60,26 @@ export function entityName(heading: string): string {
     .replace(/[`*]/g, '')
     .replace(/^[^\p{L}\p{N}]+/u, '')
     .replace(/^(?:\d+(?:\.\d+)*\.?\s+)/, '')
-    .replace(/^(?:table|entity|model|collection|resource)\s*[:\-–—]?\s*/i, '')
+    .replace(/^(?:table|entity|model|collection|resource|file)\s*[:\-–—]?\s*/i, '')
     .replace(/\s+(?:table|entity|model|schema)$/i, '')
-    .trim();
+    .trim()
+    // a data standard names its sections after files: `stops.txt` is the entity `stops`
+    .replace(/^([\w-]+)\.(?:txt|csv|tsv|json|geojson|xml|parquet|ya?ml)$/i, '$1');
   return words;
 }
 
 /** Values written in backticks or quotes: `admin`, 'user', "guest". */
 function quotedValues(text: string): string[] {
   return [...text.matchAll(/`([^`]+)`|'([^']+)'|"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/** An enum's values as a reference manual lists them: "`0` (or empty) - Stop. `1` - Station." */
+function listedValues(description: string): string[] {
+  const values: string[] = [];
+  for (const m of description.matchAll(/`([^`]+)`\s*(?:\(or empty\)|or empty)?\s*[-–—:]\s/g)) {
+    if (!values.includes(m[1])) values.push(m[1]);
+  }
+  return values;
 }
 
 function typeOf(text: string): PrimitiveType | undefined {
@@ -127,13 +144,24 @@ function rowToField(
     return i >= 0 ? (row.cells[i] ?? '').trim() : '';
   };
   const locator = locate(row.line);
-  const name = unquote(at(FIELD_HEADER)).split(/\s+/)[0] ?? '';
+  // nested members are written indented with `&nbsp;` and a dash ("&nbsp;&nbsp;-&nbsp;type")
+  const name = unquote(at(FIELD_HEADER).replace(/&nbsp;|\u00a0/g, ' ')).replace(/^[-\s]+/, '').split(/\s+/)[0] ?? '';
   if (!name) return undefined;
   const typeText = at(TYPE_HEADER);
   const constraints = at(CONSTRAINT_HEADER);
   const requiredText = at(REQUIRED_HEADER);
   const requiredHeader = unquote(table.header[columnIndex(table.header, REQUIRED_HEADER)] ?? '');
-  const foreign = /foreign\s*key|references|\bfk\b|→|->/i.test(constraints) ? referencedTable(constraints) : undefined;
+  // "Foreign ID referencing `stops.stop_id`" (a reference manual's type column) names its table too
+  const referencing = /\breferenc(?:ing|es)\s+`?([A-Za-z_][\w.]*)`?/i.exec(typeText);
+  // "`id` from `locations.geojson`": the file names the table
+  const fromFile = /\bfrom\s+`?([A-Za-z_][\w-]*)\.[a-z]+`?/i.exec(typeText)?.[1];
+  const referenced = referencing?.[1].split('.').filter(Boolean) ?? [];
+  const foreign = referencing
+    ? (referenced.length >= 2 ? referenced[referenced.length - 2] : fromFile)
+    : /foreign\s*key|references|\bfk\b|→|->/i.test(constraints) ? referencedTable(constraints) : undefined;
+  if (!foreign && /\bforeign\s+id\b/i.test(typeText)) {
+    warnings.push({ locator, message: `"${name}" is a foreign ID that names no table: kept as text` });
+  }
   // An id-like primary key ("id", "api_key_id") that references nothing is the record's own id.
   if (/primary\s*key|\bpk\b/i.test(constraints) && !foreign && /^id$|_id$|[a-z]Id$/.test(name)) {
     warnings.push({ locator, message: `"${name}" is the primary key: every record has its own id, so it is not a field` });
@@ -149,7 +177,9 @@ function rowToField(
   if (!foreign && !typeOf(typeText)) {
     warnings.push({ locator, message: `type "${typeText || '(none)'}" of "${name}" is not one we know: read as text` });
   }
-  const yes = /^(?:yes|y|true|✓|✔|x|required)$/i.test(requiredText);
+  // "Conditionally required" is not always required: optional, like "Optional"
+  const yes = /^(?:yes|y|true|✓|✔|x|required|mandatory|1|1\.\.1|1\.\.n)$/i.test(requiredText);
+  if (/\bunique\b/i.test(typeText) || /\bunique\b/i.test(constraints)) field.unique = true;
   if (requiredText) field.required = /^(?:nullable|null|optional)$/i.test(requiredHeader) ? !yes : yes;
   if (/not\s+null|\brequired\b|primary\s*key/i.test(constraints)) field.required = true;
   if (/\bnullable\b|\boptional\b/i.test(constraints) && !/not\s+null/i.test(constraints)) field.required = false;
@@ -157,6 +187,16 @@ function rowToField(
   if (enumSource) {
     const values = quotedValues(enumValuesText(enumSource));
     if (values.length >= 2) field.enum = values;
+  }
+  if (!field.enum && /^enum(?:eration)?$/i.test(typeText.trim())) {
+    const values = listedValues(at(DESCRIPTION_HEADER));
+    if (values.length >= 2) {
+      const numbers = values.every((v) => /^-?\d+$/.test(v));
+      field.enum = numbers ? values.map(Number) : values;
+      if (numbers) field.type = 'p_NUMBER';
+    } else {
+      warnings.push({ locator, message: `"${name}" is an enum whose values the description does not list as \`value\` - meaning: read as text` });
+    }
   }
   const defaultMatch = /\bdefault\s*:?\s*('[^']*'|"[^"]*"|`[^`]*`|[\w.-]+(?:\(\))?)/i.exec(constraints);
   if (defaultMatch) {
@@ -174,6 +214,7 @@ export function tablesToModels(
   locate: (line: number) => Locator,
 ): DraftModel[] {
   const models: DraftModel[] = [];
+  const conditional: string[] = [];
   for (const table of tables) {
     const name = table.headings.map(entityName).find((n) => n && !GENERIC_HEADING.test(n)) ?? '';
     if (!name) {
@@ -183,7 +224,17 @@ export function tablesToModels(
     const fields = table.rows
       .map((row) => rowToField(table, row, warnings, locate))
       .filter((f): f is DraftField => f !== undefined);
+    // "Conditionally Required": required only when the description's condition holds, so optional here, said once
+    const presence = columnIndex(table.header, REQUIRED_HEADER);
+    for (const row of table.rows) {
+      const field = presence >= 0 && /\bconditionally\s+required\b/i.test(row.cells[presence] ?? '') ? fields.find((f) => f.locator === locate(row.line)) : undefined;
+      if (field) conditional.push(`${name}.${field.name}`);
+    }
     models.push({ name, fields, locator: locate(table.line) });
+  }
+  if (conditional.length > 0) {
+    const shown = conditional.length > 20 ? `${conditional.slice(0, 20).join(', ')} and ${conditional.length - 20} more` : conditional.join(', ');
+    warnings.push({ locator: 'document', message: `${conditional.length} conditionally required ${conditional.length === 1 ? 'field is' : 'fields are'} optional (required only when the condition its description gives holds): ${shown}` });
   }
   return models;
 }

@@ -18,6 +18,7 @@ import type { Story } from './stories.ts';
 import { isEntityTable, tablesToModels } from './markdown-tables.ts';
 import type { EntityTable } from './markdown-tables.ts';
 import { emptyDraft } from './types.ts';
+import { decodeDocumentText } from '../text.ts';
 import type { Draft, DraftPage, Extractor, Locator } from './types.ts';
 
 // Imported on first use: only a Markdown or PDF attachment's extraction lexes Markdown (issue 28).
@@ -133,6 +134,8 @@ function parts(text: string): { text: string; line: number }[] {
 export async function readMarkdown(text: string, draft: Draft, locate: (line: number) => Locator): Promise<void> {
   const { Lexer } = await loadMarked();
   const entityTables: EntityTable[] = [];
+  /** Tables that are neither field tables nor story tables: reported, so none is dropped unsaid. */
+  const otherTables: Array<{ line: number; header: string }> = [];
   /** The open headings, outermost first: a table's entity is named by the nearest that names one. */
   let headings: { depth: number; text: string }[] = [];
   let pagesDepth: number | undefined;
@@ -211,7 +214,9 @@ export async function readMarkdown(text: string, draft: Draft, locate: (line: nu
       } else if (token.type === 'table') {
         const table = token as Tokens.Table;
         const header = table.header.map((cell) => collapse(inlineText(cell.tokens)));
-        if (isEntityTable(header)) {
+        if (!isEntityTable(header)) {
+          if (!storiesFromTable(table)) otherTables.push({ line: at, header: header.join(' | ') });
+        } else {
           entityTables.push({
             headings: headings.map((h) => h.text).reverse(),
             header,
@@ -231,7 +236,17 @@ export async function readMarkdown(text: string, draft: Draft, locate: (line: nu
     readTokens(Lexer.lex(part.text, { gfm: true }), part.line);
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  const before = draft.models.length;
   draft.models.push(...tablesToModels(entityTables, draft.warnings, locate));
+  const models = draft.models.slice(before);
+  if (models.length > 1 || otherTables.length > 0) {
+    const shown = (list: string[]) => (list.length > 12 ? `${list.slice(0, 12).join(', ')} and ${list.length - 12} more` : list.join(', '));
+    const used = `${models.length} field ${models.length === 1 ? 'table' : 'tables'} read as models (${shown(models.map((m) => `${m.name}, ${m.locator}`))})`;
+    const left = otherTables.length === 0
+      ? 'no other table'
+      : `${otherTables.length} other ${otherTables.length === 1 ? 'table' : 'tables'} left out, without field and type columns (${shown(otherTables.map((t) => `${locate(t.line)}: ${t.header.slice(0, 60)}`))})`;
+    draft.warnings.push({ locator: 'document', message: `${used}; ${left}` });
+  }
 }
 
 /** What the document gave nothing of, said once so the specification explains itself. */
@@ -255,8 +270,10 @@ function withoutFrontMatter(text: string): string {
 }
 
 export const extractMarkdown: Extractor = async (input) => {
-  const text = withoutFrontMatter(new TextDecoder().decode(input.bytes));
+  const decoded = decodeDocumentText(input.bytes);
+  const text = withoutFrontMatter(decoded.text);
   const draft = emptyDraft();
+  if (decoded.warning) draft.warnings.push(decoded.warning);
   await readMarkdown(text, draft, (line) => `line ${line}`);
   warnIfEmpty(draft, 'document');
   return draft;

@@ -115,20 +115,66 @@ function readConstraint(def: Ast, table: SqlTable): void {
   }
 }
 
+/**
+ * Column and table attributes that say how MySQL stores a value, not what it is (`BINARY`,
+ * `CHARACTER SET x`, `COLLATE x`, `ZEROFILL`, `ON UPDATE CURRENT_TIMESTAMP`, `COMMENT '…'`,
+ * `SRID n`, `INVISIBLE`…): where the grammar stops at one, it is cut out and the statement read
+ * again, so an attribute costs only itself, never the table.
+ */
+const STORAGE_ATTRIBUTE =
+  /^(?:BINARY|ZEROFILL|UNSIGNED|SIGNED|INVISIBLE|VISIBLE|SRID\s+\d+|STORAGE\s+(?:DISK|MEMORY|DEFAULT)|COLUMN_FORMAT\s+\w+|(?:CHARACTER\s+SET|CHARSET)\s*=?\s*\w+|COLLATE\s*=?\s*\w+|COMMENT\s*=?\s*'(?:[^'\\]|\\.|'')*'|ON\s+UPDATE\s+CURRENT_TIMESTAMP(?:\s*\(\s*\d*\s*\))?|SERIAL\s+DEFAULT\s+VALUE)(?![\w(])/i;
+
+/** Type names MySQL takes as synonyms of those the grammar reads: replaced where it stops at one. */
+const TYPE_SYNONYMS: Array<[RegExp, string]> = [
+  [/^(?:NVARCHAR|NATIONAL\s+VARCHAR|NATIONAL\s+CHAR(?:ACTER)?\s+VARYING|NCHAR\s+VARCHAR|CHARACTER\s+VARYING)(?![\w])/i, 'VARCHAR'],
+  [/^(?:NCHAR|NATIONAL\s+CHAR(?:ACTER)?)(?![\w])/i, 'CHAR'],
+  [/^DOUBLE\s+PRECISION(?![\w])/i, 'DOUBLE'],
+];
+
+interface Parser { astify(sql: string, options: { database: string }): unknown }
+
+/** The statement's trees, after cutting out the storage attributes the grammar stops at (listed in `cut`). */
+function parseLeniently(parser: Parser, text: string, cut: string[]): unknown[] {
+  let sql = text;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const result: unknown = parser.astify(sql, { database: 'mysql' });
+      return Array.isArray(result) ? result : [result];
+    } catch (error) {
+      const offset = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset;
+      if (offset === undefined || attempt >= 50) throw error;
+      const rest = sql.slice(offset);
+      const synonym = TYPE_SYNONYMS.find(([pattern]) => pattern.test(rest));
+      if (synonym) {
+        // a type spelt another way is the same type: read, not reported
+        sql = `${sql.slice(0, offset)}${rest.replace(synonym[0], synonym[1])}`;
+        continue;
+      }
+      const attribute = STORAGE_ATTRIBUTE.exec(rest);
+      if (!attribute) throw error;
+      cut.push(attribute[0].replace(/\s+/g, ' '));
+      sql = `${sql.slice(0, offset)}${sql.slice(offset + attribute[0].length)}`;
+    }
+  }
+}
+
 export async function readMysql(statements: SqlStatement[]): Promise<StatementsRead> {
   const parser = new (await mysqlGrammar()).Parser();
   const tables = new Map<string, SqlTable>();
-  const rejected: SqlStatement[] = [];
+  const rejected: Array<SqlStatement & { reason?: string }> = [];
+  const attributesCut: Array<{ line: number; attributes: string[] }> = [];
+  const replaced: SqlTable[] = [];
   let ignored = 0;
   for (const statement of statements) {
     let asts: unknown[];
+    const cut: string[] = [];
     try {
-      const result: unknown = parser.astify(statement.text, { database: 'mysql' });
-      asts = Array.isArray(result) ? result : [result];
-    } catch {
-      rejected.push(statement);
+      asts = parseLeniently(parser, statement.text, cut);
+    } catch (error) {
+      rejected.push({ ...statement, reason: error instanceof Error ? error.message.slice(0, 200) : String(error) });
       continue;
     }
+    if (cut.length > 0) attributesCut.push({ line: statement.line, attributes: cut });
     for (const node of asts.map(obj)) {
       if (node?.type === 'create' && node.keyword === 'table') {
         const ref = obj(list(node.table)[0]);
@@ -145,6 +191,8 @@ export async function readMysql(statements: SqlStatement[]): Promise<StatementsR
         for (const def of list(node.create_definitions).map(obj)) {
           if (def?.resource === 'constraint') readConstraint(def, table);
         }
+        const before = tables.get(name);
+        if (before) replaced.push(before);
         tables.set(name, table);
       } else if (node?.type === 'alter') {
         const table = tables.get(text(obj(list(node.table)[0])?.table) ?? '');
@@ -157,5 +205,5 @@ export async function readMysql(statements: SqlStatement[]): Promise<StatementsR
       }
     }
   }
-  return { tables: [...tables.values()], rejected, ignored, partitions: 0 };
+  return { tables: [...tables.values()], rejected, ignored, partitions: 0, partitionNames: [], partitionParents: {}, replaced, attributesCut };
 }

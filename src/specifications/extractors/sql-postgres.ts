@@ -76,6 +76,7 @@ class PostgresReader {
   readonly domains = new Map<string, Domain>();
   /** partition → its parent: a partition's constraints are its parent's (pg_dump puts them there). */
   readonly partitionOf = new Map<string, string>();
+  readonly replaced: SqlTable[] = [];
 
   column(name: string, typeName: TypeName | undefined, constraints: Node[] | undefined): SqlColumn {
     const typeKey = lastName(typeName?.names);
@@ -173,6 +174,8 @@ class PostgresReader {
       }
     }
     checkTable(table, this.tables.size);
+    const before = this.tables.get(name);
+    if (before) this.replaced.push(before);
     this.tables.set(name, table);
     for (const c of tableConstraints) this.tableConstraint(table, c);
   }
@@ -237,18 +240,21 @@ class PostgresReader {
 /** Reads each statement on its own, so one the parser rejects costs only itself. */
 export function readPostgres(statements: SqlStatement[]): StatementsRead {
   const reader = new PostgresReader();
-  const rejected: SqlStatement[] = [];
+  const rejected: StatementsRead['rejected'] = [];
   let ignored = 0;
   for (const statement of statements) {
     let stmts: Node[];
     try {
       stmts = (parseSync(statement.text).stmts ?? []).map((s) => s.stmt).filter((s): s is Node => s !== undefined);
-    } catch {
-      rejected.push(statement);
+    } catch (error) {
+      rejected.push({ ...statement, reason: error instanceof Error ? error.message.slice(0, 200) : String(error) });
       continue;
     }
     for (const stmt of stmts) if (!reader.statement(stmt, statement.line)) ignored += 1;
   }
   const tables = reader.finish();
-  return { tables, rejected, ignored, partitions: reader.partitionOf.size };
+  return {
+    tables, rejected, ignored, partitions: reader.partitionOf.size, partitionNames: [...reader.partitionOf.keys()],
+    partitionParents: Object.fromEntries(reader.partitionOf), replaced: reader.replaced, attributesCut: [],
+  };
 }

@@ -10,6 +10,7 @@
 import pluralize from 'pluralize';
 import type { EnumValue, PrimitiveType } from '../../definition/schema.ts';
 import type { DraftField, DraftModel, DraftWarning } from './types.ts';
+import { wordsOf } from '../names.ts';
 
 export interface SqlColumn {
   name: string;
@@ -63,8 +64,10 @@ const TYPE_BY_NAME: Record<string, PrimitiveType> = {
 };
 /** Columns that hold no data a client would enter: search indexes, vectors. Left out with a warning. */
 const SKIPPED_TYPES = new Set(['tsvector', 'tsquery', 'vector']);
-/** Column types a join table may have besides its two foreign keys. */
+/** Column types a join table may have besides its two foreign keys, when they only record the row's own changes. */
 const TIMESTAMP_TYPES: ReadonlySet<PrimitiveType> = new Set(['p_DATE_TIME', 'p_DATE']);
+/** `last_update`, `created_at`, `modified_on`, `updated`…: when the row changed, not a fact about the pairing. */
+const BOOKKEEPING = /^(?:last_?)?(?:update|updated|modified|modify|created|create|inserted|changed)(?:_?(?:at|on|date|time|timestamp|ts))?$|^(?:date|time)_?(?:created|modified|updated)$/i;
 
 export function primitiveOf(column: SqlColumn): PrimitiveType | undefined {
   if (column.enum) return typeof column.enum[0] === 'number' ? 'p_NUMBER' : 'p_TEXT';
@@ -96,9 +99,11 @@ function joinTargets(table: SqlTable, referenced: ReadonlySet<string>): [string,
   const fkColumns = new Set(fks.map((fk) => fk.columns[0]));
   if (!table.primaryKey.every((key) => fkColumns.has(key))) return undefined;
   const others = table.columns.filter((c) => !fkColumns.has(c.name));
+  // Columns of its own that carry meaning (`from_date`, `quantity`) make the pairing a model of
+  // its own with two to-one relationships; a timestamp of the row's last change does not.
   const onlyTimestamps = others.every((c) => {
     const type = primitiveOf(c);
-    return type !== undefined && TIMESTAMP_TYPES.has(type);
+    return type !== undefined && TIMESTAMP_TYPES.has(type) && (BOOKKEEPING.test(c.name) || c.computedDefault === 'now');
   });
   // in the order the table lists the columns, as a reader sees them (not the order of the constraints)
   const position = (fk: SqlForeignKey) => table.columns.findIndex((c) => c.name === fk.columns[0]);
@@ -106,15 +111,58 @@ function joinTargets(table: SqlTable, referenced: ReadonlySet<string>): [string,
   return onlyTimestamps ? [first!.table, second!.table] : undefined;
 }
 
+const wordKey = (name: string): string => wordsOf(name).join('_').toLowerCase();
+
+/** `employees` → `employee`, `InvoiceLine` → `Invoice_Line`: one record of the table, as words. */
+function singularOf(table: string): string {
+  const words = wordsOf(table);
+  if (words.length === 0) return table;
+  words[words.length - 1] = pluralize.singular(words[words.length - 1]!);
+  return words.join('_');
+}
+
+/** The words of `column` before those of `key` it ends with: `manager_emp_no` less `emp_no` → `manager`. */
+function qualifier(column: string, key: string): string | undefined {
+  const words = wordsOf(column);
+  const keyWords = wordsOf(key);
+  if (keyWords.length === 0 || words.length <= keyWords.length) return undefined;
+  const tail = words.slice(-keyWords.length).join('_').toLowerCase();
+  return tail === keyWords.join('_').toLowerCase() ? words.slice(0, -keyWords.length).join('_') : undefined;
+}
+
+/**
+ * A foreign key's field, named for what it points at: the target's own key under its own name
+ * (`emp_no` → employees.emp_no, `CustomerId` → Customer.CustomerId) is the target, singular
+ * (`employee`, `Customer`); a qualified key of its own is its qualifier (`manager_emp_no` →
+ * `manager`); a qualified key that names the target, or a direction, keeps both
+ * (`original_language_id` → `original_language`, `from_stop_no` → `from_stop`); anything else
+ * keeps the column's name (`reports_to`, `ship_via`; build.ts drops an `_id` suffix). A name
+ * another column of the table already has falls back to the column's.
+ */
+function relationshipName(table: SqlTable, fk: SqlForeignKey, target: SqlTable | undefined): string {
+  const column = fk.columns[0]!;
+  const key = fk.refColumns[0] ?? target?.primaryKey[0] ?? '';
+  const qualified = key ? qualifier(column, key) : undefined;
+  const singular = singularOf(fk.table);
+  const namesTarget = wordKey(key).replace(/_(?:id|no|num|code|key)$/, '') === wordKey(singular);
+  let name = column;
+  if (key && wordKey(column) === wordKey(key)) name = singular;
+  else if (qualified) name = namesTarget || DIRECTION.test(qualified) ? `${qualified}_${singular}` : qualified;
+  const clash = table.columns.some((c) => c.name !== column && wordKey(c.name) === wordKey(name));
+  return clash ? column : name;
+}
+
+const DIRECTION = /^(?:from|to|src|source|dst|dest|destination|target|origin|prev|previous|next|old|new|parent|child)$/i;
+
 /**
  * The partner's name on the referenced table: the referencing table pluralised
- * (`customer.address_id` → `address.customers`), qualified by the column when one table
- * points at the same target twice (`film.original_language_id` → `films_by_original_language_id`).
+ * (`customer.address_id` → `address.customers`), qualified by the relationship when one table
+ * points at the same target twice (`film.original_language_id` → `films_as_original_language`).
  */
-function partnerName(table: SqlTable, fk: SqlForeignKey): string {
+function partnerName(table: SqlTable, fk: SqlForeignKey, field: string): string {
   const plural = pluralize(table.name);
   const sameTarget = singleForeignKeys(table).filter((other) => other.table === fk.table);
-  return sameTarget.length > 1 && sameTarget[0] !== fk ? `${plural}_by_${fk.columns[0]}` : plural;
+  return sameTarget.length > 1 && wordKey(field) !== wordKey(singularOf(fk.table)) ? `${plural}_as_${wordKey(field).replace(/_id$/, '')}` : plural;
 }
 
 export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): DraftModel[] {
@@ -122,6 +170,7 @@ export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): Dr
   const referenced = new Set(tables.flatMap((t) => t.foreignKeys.map((fk) => fk.table)));
   const models = new Map<string, DraftModel>();
   const skippedColumns: string[] = [];
+  const naturalKeys: string[] = [];
   for (const table of tables) {
     const locator = `table ${table.qualifiedName} (line ${table.line})`;
     const fkByColumn = new Map(singleForeignKeys(table).map((fk) => [fk.columns[0]!, fk]));
@@ -131,13 +180,14 @@ export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): Dr
       const fieldLocator = `table ${table.qualifiedName}, column ${column.name}`;
       const fk = fkByColumn.get(column.name);
       if (fk && byName.has(fk.table)) {
+        const name = relationshipName(table, fk, byName.get(fk.table));
         fields.push({
-          name: column.name,
+          name,
           type: { model: fk.table },
           many: false,
           required: column.notNull,
           // a join table's two keys become one many-to-many (build.ts), not two one-to-many
-          ...(join ? {} : { partner: partnerName(table, fk) }),
+          ...(join ? {} : { partner: partnerName(table, fk, name) }),
           locator: fieldLocator,
         });
         continue;
@@ -163,6 +213,13 @@ export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): Dr
         required: column.notNull && (column.computedDefault === undefined || column.computedDefault === 'now'),
         locator: fieldLocator,
       };
+      // A natural key (`customer_id CHAR(5)` = 'ALFKI'): data the records are known by, kept as a
+      // required field that no two records share.
+      if (table.primaryKey.length === 1 && table.primaryKey[0] === column.name) {
+        field.unique = true;
+        field.required = true;
+        naturalKeys.push(`${table.name}.${column.name}`);
+      }
       if (column.enum) field.enum = column.enum;
       if (column.defaultValue !== undefined) field.defaultValue = column.defaultValue;
       else if (column.computedDefault === 'now' && type === 'p_DATE_TIME') field.defaultValue = { expression: 'now' };
@@ -179,6 +236,12 @@ export function tablesToModels(tables: SqlTable[], warnings: DraftWarning[]): Dr
         message: `foreign key (${fk.columns.join(', ')}) over several columns is not a relationship appbuilder can hold: left out`,
       });
     }
+  }
+  if (naturalKeys.length > 0) {
+    warnings.push({
+      locator: 'document',
+      message: `${pluralize('natural key', naturalKeys.length, true)} kept as required fields whose values no two records share (unique): ${naturalKeys.join(', ')}`,
+    });
   }
   if (skippedColumns.length > 0) {
     warnings.push({

@@ -49,6 +49,11 @@ export interface DraftField {
   many: boolean;
   /** `NOT NULL`, listed in `required`: becomes `min: 1`. */
   required: boolean;
+  /**
+   * The document says no two records share the value: a natural key kept as a field (`'ALFKI'`,
+   * a `CHAR(5)` primary key), a `Unique ID` column of a reference manual.
+   */
+  unique?: boolean;
   enum?: EnumValue[];
   /** A literal default as the document gives it (already converted to a JSON value). */
   defaultValue?: unknown;
@@ -121,6 +126,12 @@ export type Extractor = (input: ExtractorInput) => Promise<Draft>;
 /** Nothing in the document could be read at all: the job fails with this message. */
 export class ExtractionError extends Error {
   override name = 'ExtractionError';
+  /**
+   * The whole specification fails, whatever the other attachments give: the document says
+   * something that cannot be read and cannot be left out without changing what the rest means
+   * (a SQL table other tables' foreign keys point at).
+   */
+  failsSpecification = false;
 }
 
 export function emptyDraft(): Draft {
