@@ -21,6 +21,9 @@ const field = (id: string, name: string, to: string, extra: Record<string, unkno
   id: `urn:svc:edge:${id}`, name, relationshipOwner: true, min: 0, max: 1, to, accessControl: { rules: [] }, ...extra,
 });
 
+/** The index of Wide's field with a rule on the record (hidden from end users while the first field is 'secret'). */
+export const RULED = 5;
+
 /** The name of Wide's field `i` (0-based). */
 export const wideName = (i: number) => `${WORDS[i % WORDS.length]}${(i * 37) % 1000}`;
 /** The type of Wide's field `i`. */
@@ -55,6 +58,8 @@ function wideFields(count: number): Field[] {
     const extra: Record<string, unknown> = { max: many ? null : 1 };
     if (i % 10 === 0) extra.min = 1;
     else if (i % 7 === 0) extra.defaultValue = wideValue(kind, i, 9);
+    // A field rule that depends on the record: read only while the first field is not 'secret'.
+    if (i === RULED) extra.accessControl = { rules: [{ access: 'allow', criteria: `record.${wideName(0)} != 'secret'` }], defaultAccess: 'deny' };
     return field(`wide-f${i}`, wideName(i), to, extra);
   });
 }
