@@ -66,7 +66,11 @@ function bodyValidator(schema: object): ValidateFunction {
   return validate;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+/** A body documented for a media type other than JSON is a stream the route reads itself (an upload): nothing to validate here. */
+const streamed = (() => true) as unknown as ReturnType<FastifySchemaCompiler<object>>;
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart, contentType }) => {
+  if (httpPart === 'body' && contentType !== undefined && !/^application\/(.+\+)?json$/.test(contentType)) return streamed;
   if (httpPart === 'body') return bodyValidator(schema) as ReturnType<FastifySchemaCompiler<object>>;
   return textParts.compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
 };

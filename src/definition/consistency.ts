@@ -14,6 +14,7 @@ import { collectExpressions, type ExpressionSite } from './consistency/expressio
 import { checkModels } from './consistency/models.ts';
 import { checkRelationships } from './consistency/relationships.ts';
 import { checkRequirements } from './consistency/requirements.ts';
+import { checkTableWidths } from './consistency/table-width.ts';
 import { checkTriggers } from './consistency/triggers.ts';
 import type { AppDefinition } from './schema.ts';
 
@@ -47,6 +48,7 @@ export function checkConsistency(def: AppDefinition, options: ConsistencyOptions
   const structural = [
     ...checkModels(def),
     ...checkRelationships(def),
+    ...checkTableWidths(def),
     ...checkUserModel(def, checker, sites),
     ...checkRequirements(def),
     ...checkActions(def),

@@ -44,6 +44,11 @@ export const ConstructIdSchema = Type.String({
  */
 export const MAX_LIST = 1000;
 export const MAX_SHORT_LIST = 100;
+/**
+ * A model's fields: as many as PostgreSQL's columns in a table, so any real table fits; whether
+ * the table's columns do is checked with the rest (consistency/table-width.ts).
+ */
+export const MAX_FIELDS = 1600;
 const List = <T extends TSchema>(item: T, maxItems = MAX_LIST) => Type.Array(item, { maxItems });
 
 const ReferenceRequirements = List(RequirementIdSchema);
@@ -113,7 +118,7 @@ export const FieldSchema = Type.Object({
 export const ModelSchema = Type.Object({
   id: ModelIdSchema,
   name: Type.String({ minLength: 1 }),
-  fields: List(FieldSchema),
+  fields: List(FieldSchema, MAX_FIELDS),
   accessControl: AccessControlSchema,
   referenceRequirements: Type.Optional(ReferenceRequirements),
 });

@@ -12,7 +12,8 @@
  */
 import type { Db } from '../storage/db.ts';
 import type { AppDefinition } from '../definition/schema.ts';
-import { applyMigration, planMigration, type MigrationStep } from '../compiler/schema/index.ts';
+import { applyMigration, diffSchemas, planSchema, type MigrationStep } from '../compiler/schema/index.ts';
+import { checkColumnBudget } from './column-budget.ts';
 
 /** Steps that cannot fail on stored rows; anything else (a conversion, a backfill, NOT NULL, a CHECK, a foreign key) is dry-run. */
 const SAFE = [
@@ -30,7 +31,10 @@ export async function checkMigration(db: Db, applicationId: string, definition: 
   const deployed = await db.kysely.selectFrom('appbuilder.app_schemas').select('scode').where('application_id', '=', applicationId).executeTakeFirst();
   if (!deployed) return; // nothing stored yet: a fresh schema cannot fail on rows
   // Plan-time refusals (a pair of types without a safe conversion) throw 409 here.
-  const plan = planMigration(deployed.scode as unknown as AppDefinition, definition, applicationId);
+  const before = planSchema(deployed.scode as unknown as AppDefinition, applicationId);
+  const after = planSchema(definition, applicationId);
+  const plan = diffSchemas(before, after);
+  await checkColumnBudget(db, before, after);
   if (!plan.steps.some(touchesRows)) return;
   await applyMigration(db, plan, { dryRun: true });
 }

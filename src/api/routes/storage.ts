@@ -33,6 +33,21 @@ export const FileSchema = Type.Object(
 const FileParams = Type.Object({ fileId: Uuid });
 const Bytes = Type.String({ description: 'The file bytes.', contentMediaType: 'application/octet-stream' });
 
+/** The upload's body, by media type: documented here, read by the route as a stream (not validated: api/validation.ts). */
+const UploadBody = {
+  content: {
+    '*/*': { schema: { ...Bytes, description: 'The file bytes, of any media type (stored as the file\'s contentType); name the file with ?path=.' } },
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        description: 'A `path` field (or ?path=), then one file part named `file`; its media type is stored as the file\'s contentType.',
+        properties: { path: { type: 'string', minLength: 1, maxLength: 1024 }, file: Bytes },
+        required: ['file'],
+      },
+    },
+  },
+};
+
 /**
  * Builders see their own files; admins, owners and API clients every file of the customer
  * (docs/security.md); a builder limited to some projects only theirs and its own of no project.
@@ -89,7 +104,15 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
             operationId: 'uploadFile',
             summary: 'Upload a file (raw body with ?path=, or multipart/form-data with a path field and a file part); streamed',
             querystring: Type.Object({
-              path: Type.Optional(Type.String({ description: '1–1024 characters, "/"-separated; no empty, "." or ".." segment, no control characters.' })),
+              path: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 1024,
+                  description:
+                    'Where the file is stored: 1–1024 characters, "/"-separated; no empty, "." or ".." segment, no control characters. ' +
+                    'Required with a raw body (400 naming /path without it); a multipart/form-data body may name it in its `path` field instead.',
+                }),
+              ),
               overwrite: Type.Boolean({ default: false }),
               builderId: Type.Optional(Uuid),
               projectId: Type.Optional(Uuid),
@@ -97,6 +120,7 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
             description:
               'Paths under `attachments/` and `apps/` are refused (403): project attachments and applications\' uploads are written only through their own routes. ' +
               'With `projectId` the file belongs to that project: builders limited to other projects do not see it.',
+            body: UploadBody,
             response: { 200: FileSchema, 201: FileSchema, ...problemResponses(403, 404, 409, 413) },
           },
         },
@@ -213,12 +237,13 @@ export function storageRoutes(services: Services): FastifyPluginAsyncTypebox {
           operationId: 'createSignedFileUrl',
           summary: 'A URL anyone may GET the bytes from until it expires (invalid once the file is replaced or deleted)',
           params: FileParams,
-          body: Type.Optional(Type.Object({ expiresIn: Type.Integer({ minimum: 1, maximum: SIGNED_URL_MAX_SECONDS, default: SIGNED_URL_DEFAULT_SECONDS }) })),
+          // A JSON object (the document marks the body required); `expiresIn` optional with its default: `{}` is the default duration.
+          body: Type.Object({ expiresIn: Type.Optional(Type.Integer({ minimum: 1, maximum: SIGNED_URL_MAX_SECONDS, default: SIGNED_URL_DEFAULT_SECONDS, description: 'Seconds the URL works.' })) }),
           response: { 200: Type.Object({ url: Type.String(), expiresAt: DateTime }), ...problemResponses(404) },
         },
       },
       async (request) => {
-        const expiresIn = request.body?.expiresIn ?? SIGNED_URL_DEFAULT_SECONDS;
+        const expiresIn = request.body.expiresIn ?? SIGNED_URL_DEFAULT_SECONDS;
         const signed = await files.signedPath(fileScope(request.principal), request.params.fileId, expiresIn, services.config.basePath);
         return { url: `${requestOrigin(request, services.config.publicUrl)}${signed.path}`, expiresAt: signed.expiresAt };
       },

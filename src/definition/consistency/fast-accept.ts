@@ -26,6 +26,7 @@ import type { ExpressionMemo, IncrementalChecker } from './incremental.ts';
 import { checkModelFields, checkModelNames } from './models.ts';
 import { checkModelRelationships } from './relationships.ts';
 import { checkRequirements } from './requirements.ts';
+import { checkTableWidths } from './table-width.ts';
 import { checkTriggers } from './triggers.ts';
 import type { ProblemDetail } from '../../errors.ts';
 
@@ -78,6 +79,7 @@ export function acceptsQuickly(def: AppDefinition, memo: ExpressionMemo, checker
   for (let i = 0; i < models.length; i++) {
     if (!fieldsAreClean(models[i], i, byId) || !relationshipsAreClean(models[i], i, byId)) return false;
   }
+  if (!clean(checkTableWidths(def))) return false;
   if (!userModelIsClean(def, byId, checker)) return false;
   if (!clean(checkRequirements(def)) || !clean(checkActions(def)) || !clean(checkTriggers(def))) return false;
   if (!expressionsAreClean(def, memo, checker, accepted)) return false;

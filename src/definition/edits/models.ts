@@ -3,7 +3,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
-import { AccessControlSchema, MAX_LIST, ModelIdSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
+import { AccessControlSchema, MAX_FIELDS, MAX_LIST, ModelIdSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
 import { NewFieldSchema, completeField } from './fields.ts';
 import { fieldIds, modelIdFor, modelIds } from './ids.ts';
 import { MODEL_EVENTS, modelIndex, modelReferences } from './lookup.ts';
@@ -23,7 +23,7 @@ export type UpdateModelInput = Static<typeof UpdateModelBody>;
 export const CreateModelBody = Type.Object({
   id: Type.Optional(ModelIdSchema),
   name: Type.String({ minLength: 1 }),
-  fields: Type.Optional(Type.Array(NewFieldSchema, { maxItems: MAX_LIST })),
+  fields: Type.Optional(Type.Array(NewFieldSchema, { maxItems: MAX_FIELDS })),
   accessControl: Type.Optional(AccessControlSchema),
   referenceRequirements: Type.Optional(Type.Array(RequirementIdSchema, { maxItems: MAX_LIST })),
 });

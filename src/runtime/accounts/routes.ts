@@ -16,9 +16,14 @@ function bodyOf(request: AppRequest): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** The longest token a body may carry, in characters (code points, as `maxLength` counts them in the OpenAPI). */
+export const MAX_TOKEN_LENGTH = 200;
+
 function tokenOf(body: Record<string, unknown>, name: string): string {
   const token = body[name];
-  if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw badRequest(`Send ${name}.`, [{ path: `/${name}`, message: 'is required' }]);
+  if (typeof token !== 'string' || token.length === 0 || [...token].length > MAX_TOKEN_LENGTH) {
+    throw badRequest(`Send ${name}: 1 to ${MAX_TOKEN_LENGTH} characters.`, [{ path: `/${name}`, message: 'is required' }]);
+  }
   return token;
 }
 

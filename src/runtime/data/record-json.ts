@@ -16,6 +16,7 @@ import { recordFieldReferences } from '../../expressions/index.ts';
 import { computedSql } from './computed-sql.ts';
 import { compiledComputed } from './expressions.ts';
 import { fileUrlSql, isFileType } from './file-urls.ts';
+import { jsonObject } from './json-object.ts';
 import type { Selection } from './fields-param.ts';
 import { accessCondition, fieldVisibility, type Condition, type FieldAccess, type RuleContext } from './rule-sql.ts';
 import { hideWriteOnly } from './write-only.ts';
@@ -103,7 +104,7 @@ export class RecordJson {
       if (access.kind === 'visible') always.push(pair);
       else conditional.push(sql`case when ${access.condition(alias)} then jsonb_build_object(${pair}) else '{}'::jsonb end`);
     }
-    const base = sql`json_build_object(${sql.join(always)})`;
+    const base = jsonObject(always);
     if (conditional.length === 0) return base;
     return sql`(${sql.join([sql`${base}::jsonb`, ...conditional], sql.raw(' || '))})::json`;
   }

@@ -14,7 +14,9 @@ const ANYONE = [{}];
 const SIGNED_IN = [{ endUser: [] }];
 
 const object = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: true });
-const TOKEN_BODY = object({ token: { type: 'string', description: 'The `token` of the mail\'s link.' } }, ['token']);
+/** A token as the routes take it (runtime/accounts/routes.ts): 1 to 200 characters. */
+const TOKEN = { type: 'string', minLength: 1, maxLength: 200 };
+const TOKEN_BODY = object({ token: { ...TOKEN, description: 'The `token` of the mail\'s link.' } }, ['token']);
 const EMAIL = { type: 'string', format: 'email' };
 
 const QUEUED: JsonSchema = object({ message: { type: 'string' } }, ['message']);
@@ -25,7 +27,7 @@ const ACCEPTED = {
 
 const TOO_MANY = problem('Too many requests from this address or for this account in a minute; see Retry-After.');
 const BAD_BODY = problem('The body is not as described; each error names the member.');
-const BAD_TOKEN = problem('The token is unknown, used (or replaced by a newer mail) or expired: `errors[0].message` says which.');
+const BAD_TOKEN = problem('The token is missing or not 1 to 200 characters, unknown, used (or replaced by a newer mail) or expired: `errors[0].message` says which.');
 const NO_MAIL = problem(
   'The application sends no mail: its SMTP_URL secret (or the service\'s APPBUILDER_SMTP_URL) is not set, or its links would have no trustworthy address (set FRONTEND_URL, or the service\'s APPBUILDER_APPS_DOMAIN).',
 );
@@ -49,7 +51,7 @@ function paths(): Record<string, PathItem> {
       'Exchange a refresh token for a new access token and refresh token',
       'Each refresh token works once. Presenting one that was already used ends its whole session (every later refresh token and the access tokens of that session are refused): it was copied.',
       ANYONE,
-      object({ refreshToken: { type: 'string' } }, ['refreshToken']),
+      object({ refreshToken: TOKEN }, ['refreshToken']),
       { 200: { description: 'The new pair.', content: json(schemaRef('Session')) }, 400: BAD_BODY, 401: problem('Unknown, expired, logged out, or already used (the session is now ended).') },
     ),
     '/auth/logout': post(
@@ -89,7 +91,7 @@ function paths(): Record<string, PathItem> {
       'Set a new password with the token of the mail',
       'Ends every session of the user at once: their access and refresh tokens are refused from now on. Verifies the address.',
       ANYONE,
-      object({ token: { type: 'string' }, password: { type: 'string', minLength: 8, writeOnly: true } }, ['token', 'password']),
+      object({ token: TOKEN, password: { type: 'string', minLength: 8, writeOnly: true } }, ['token', 'password']),
       { 204: { description: 'The password is changed; log in with it.' }, 400: BAD_TOKEN, 422: problem('The password is too short.') },
     ),
     '/auth/email/request': post(

@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { PREPARED } from '../../storage/prepared.ts';
 import { reusedSql } from '../../storage/raw-compiler.ts';
 import { ident } from '../../storage/sql.ts';
+import { jsonObject } from '../data/json-object.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../compiled-app.ts';
 
 /** A record as events and `auth` see it: fields by name, relationships as ids, no rules applied. */
@@ -29,14 +30,14 @@ function plainValue(app: CompiledApp, model: CompiledModel, field: CompiledField
     : sql`(select j.${other} from ${join} j where j.${self} = t.id limit 1)`;
 }
 
-/** `json_build_object('id', t.id, 'title', t.f_title, …)` for the row aliased `t`: every field, or only `fields`. */
+/** `json_build_object('id', t.id, 'title', t.f_title, …)` (json-object.ts) for the row aliased `t`: every field, or only `fields`. */
 function buildPlainJson(app: CompiledApp, model: CompiledModel, fields: readonly CompiledField[]): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`'id', t.id`];
   for (const field of fields) {
     const value = plainValue(app, model, field);
     if (value) parts.push(sql`${field.name}::text, ${value}`);
   }
-  return sql`json_build_object(${sql.join(parts)})`;
+  return jsonObject(parts);
 }
 
 /** Built once per model and field list (a compiled definition does not change once loaded). */
