@@ -16,7 +16,7 @@ export function problemFromDatabase(error: unknown, model: CompiledModel): Probl
     case '23514':
       return unprocessable('A value is not allowed.', [{ path, message: 'is not an allowed value' }]);
     case '23505':
-      return conflict('A record with this value already exists.', [{ path, message: 'must be unique' }]);
+      return uniqueViolation(detail, model);
     case '22P02':
     case '22007':
     case '22008':
@@ -24,4 +24,16 @@ export function problemFromDatabase(error: unknown, model: CompiledModel): Probl
     default:
       return null;
   }
+}
+
+/** A unique index refused the write: 409 naming each of its fields (`Key (c1, c2)=(…) already exists.`). */
+function uniqueViolation(detail: string, model: CompiledModel): Problem {
+  const columns = /Key \(([^)]*)\)=/.exec(detail)?.[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) ?? [];
+  const names = columns.map((c) => model.fields.find((f) => f.column === c)?.name).filter((n): n is string => n !== undefined);
+  if (names.length === 0) return conflict('A record with this value already exists.', [{ path: '', message: 'must be unique' }]);
+  const together = names.length > 1 ? ` (${names.join(', ')} together)` : '';
+  return conflict(
+    `A ${model.name} with the same ${names.join(', ')} already exists.`,
+    names.map((name) => ({ path: `/${name}`, message: `must be unique${together}` })),
+  );
 }
