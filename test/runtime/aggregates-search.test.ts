@@ -183,6 +183,19 @@ describe.each(await availableDrivers())('aggregates and search on %s', (driver) 
     ]);
   });
 
+  it('searches in the language of the app variable SEARCH_LANGUAGE', async () => {
+    const variable = `/v1/applications/${appId}/variables/SEARCH_LANGUAGE`;
+    // `simple` keeps words as written: "walking" is not "walk".
+    expect((await api.get<Page>('/toDos?search=walking', ann.token)).body.total).toBe(0);
+    expect((await tenant.api.request('PUT', variable, { body: { value: 'english' } })).status).toBeLessThan(300);
+    try {
+      const stemmed = await api.get<Page>('/toDos?search=walking', ann.token);
+      expect(stemmed.body.items.map((r) => r.title)).toEqual(['Walk the dog']);
+    } finally {
+      expect((await tenant.api.request('DELETE', variable)).status).toBeLessThan(300);
+    }
+  });
+
   it('refuses sort=relevance without a search', async () => {
     const reply = await api.get<ProblemBody>('/toDos?sort=relevance', ann.token);
     expect(reply.status).toBe(400);
