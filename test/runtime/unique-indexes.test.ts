@@ -30,7 +30,7 @@ describe.each(await availableDrivers())('unique indexes on %s', (driver) => {
   beforeAll(async () => {
     t = await startTestPlatform(driver);
     tenant = await createTenant(t, 'Unique values');
-  }, 60_000);
+  }, 120_000);
   afterAll(() => t?.close());
 
   it('refuses a duplicate create and update with a 409 naming the fields, and allows the same values for another user', async () => {
@@ -52,7 +52,7 @@ describe.each(await availableDrivers())('unique indexes on %s', (driver) => {
     expect(renamed.body.errors.map((e) => e.path)).toEqual(['/title', '/user']);
     const list = await api.get<Page>('/toDos?sort=title', ann.token);
     expect(list.body.items.map((r) => r.title)).toEqual(['Buy bread', 'Buy milk']);
-  });
+  }, 120_000);
 
   it('refuses to publish a unique index over colliding rows (409 naming the fields), changing nothing', async () => {
     const app = await createTodoApp(tenant, definition());
@@ -84,5 +84,5 @@ describe.each(await availableDrivers())('unique indexes on %s', (driver) => {
     expect(await uniqueIndexes(t, app.id)).toHaveLength(1);
     const v2 = new ServedApi(t, tenant, app.id, '2.0.0');
     expect((await v2.post('/toDos', { title: 'Same' }, ann.token)).status).toBe(409);
-  });
+  }, 180_000);
 });

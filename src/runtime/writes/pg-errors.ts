@@ -28,8 +28,10 @@ export function problemFromDatabase(error: unknown, model: CompiledModel): Probl
 
 /** A unique index refused the write: 409 naming each of its fields (`Key (c1, c2)=(…) already exists.`). */
 function uniqueViolation(detail: string, model: CompiledModel): Problem {
-  const columns = /Key \(([^)]*)\)=/.exec(detail)?.[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) ?? [];
-  const names = columns.map((c) => model.fields.find((f) => f.column === c)?.name).filter((n): n is string => n !== undefined);
+  // The key names columns, or expressions over them (`lower(email)`): each field whose column it names, in key order.
+  const key = /Key \((.*)\)=\(/.exec(detail)?.[1] ?? '';
+  const named = model.fields.filter((f) => f.column !== null && new RegExp(`(^|[^\\w])${f.column}($|[^\\w])`).test(key));
+  const names = named.sort((a, b) => key.indexOf(a.column!) - key.indexOf(b.column!)).map((f) => f.name);
   if (names.length === 0) return conflict('A record with this value already exists.', [{ path: '', message: 'must be unique' }]);
   const together = names.length > 1 ? ` (${names.join(', ')} together)` : '';
   return conflict(
