@@ -19,9 +19,14 @@ import type { ColumnPlan, IndexPlan } from './types.ts';
 /** The text search configuration the migration's GIN index is built with (SEARCH_LANGUAGE's default). */
 export const DEFAULT_SEARCH_LANGUAGE = 'simple';
 
-/** The columns a model's search document concatenates: its stored single-valued text fields, in definition order. */
+/** Whether a field is part of its model's search document: a stored single-valued text field. */
+export function isSearchText(field: Pick<Field, 'to' | 'max' | 'computed'>): boolean {
+  return field.to === 'p_TEXT' && field.computed === undefined && !isToMany(field);
+}
+
+/** The columns a model's search document concatenates: its search text fields, in definition order. */
 export function searchColumns(fields: readonly Pick<Field, 'id' | 'to' | 'max' | 'computed'>[]): string[] {
-  return fields.filter((f) => f.to === 'p_TEXT' && f.computed === undefined && !isToMany(f)).map((f) => columnNameForField(f.id));
+  return fields.filter(isSearchText).map((f) => columnNameForField(f.id));
 }
 
 /**

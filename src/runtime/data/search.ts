@@ -8,7 +8,7 @@
 // the index no longer serves it.
 import { sql, type RawBuilder } from 'kysely';
 import { badRequest, Problem } from '../../errors.ts';
-import { DEFAULT_SEARCH_LANGUAGE, searchColumns, searchDocument } from '../../compiler/schema/model-indexes.ts';
+import { DEFAULT_SEARCH_LANGUAGE, isSearchText, searchDocument } from '../../compiler/schema/model-indexes.ts';
 import type { CompiledModel } from '../compiled-app.ts';
 import type { Condition, FieldAccess } from './rule-sql.ts';
 
@@ -42,6 +42,21 @@ export function searchLanguage(env: Record<string, string> | undefined): string 
   return raw;
 }
 
+/** Document texts already written, by language, alias and columns (few: a model's readable text fields per caller kind). */
+const documents = new Map<string, string>();
+const MAX_DOCUMENTS = 1000;
+
+function documentText(columns: readonly string[], language: string, alias: string): string {
+  const key = `${language} ${alias} ${columns.join(',')}`;
+  let text = documents.get(key);
+  if (text === undefined) {
+    text = searchDocument(columns, language, alias);
+    if (documents.size >= MAX_DOCUMENTS) documents.clear();
+    documents.set(key, text);
+  }
+  return text;
+}
+
 /**
  * The `search` query parameter as a condition and a rank; undefined when there is no search.
  * `visibility`: the caller's field readability (empty for an administrator, who reads all).
@@ -49,11 +64,11 @@ export function searchLanguage(env: Record<string, string> | undefined): string 
 export function searchOf(model: CompiledModel, search: string | undefined, visibility: Map<string, FieldAccess>, env: Record<string, string> | undefined): Search | undefined {
   if (search === undefined || search.trim() === '') return undefined;
   if (search.length > MAX_SEARCH) throw badRequest(`search may have at most ${MAX_SEARCH} characters.`, [{ path: '/search', message: 'is too long' }]);
-  const readable = model.fields.filter((f) => (visibility.get(f.name) ?? { kind: 'visible' }).kind === 'visible');
-  const columns = searchColumns(readable);
+  // The compiled fields carry their columns: the same list as the migration's, without naming them again.
+  const columns = model.fields.filter((f) => isSearchText(f) && f.column !== null && (visibility.get(f.name) ?? { kind: 'visible' }).kind === 'visible').map((f) => f.column!);
   if (columns.length === 0) return { condition: () => ({ kind: 'none' }), rank: () => sql`0` };
   const language = searchLanguage(env);
-  const document = (alias: string) => sql.raw(searchDocument(columns, language, alias));
+  const document = (alias: string) => sql.raw(documentText(columns, language, alias));
   const query = sql`websearch_to_tsquery(${sql.raw(`'${language}'::regconfig`)}, ${search})`;
   return {
     condition: (alias) => ({ kind: 'where', sql: sql`${document(alias)} @@ ${query}` }),

@@ -1,14 +1,14 @@
 // The per-version OpenAPI of the query engine's reads: the `search` parameter of lists and
 // sub-collections, and `GET /{resource}/aggregate` of each model with its answer's schema.
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
-import { searchColumns } from '../../compiler/schema/model-indexes.ts';
+import { isSearchText } from '../../compiler/schema/model-indexes.ts';
 import { safeName, schemaRef, type JsonSchema } from './schemas.ts';
 
 type PathItem = Record<string, unknown>;
 
 /** `search=`: full-text over the readable text fields. */
 export function searchParameter(model: CompiledModel): JsonSchema {
-  const text = model.fields.filter((f) => searchColumns([f]).length > 0).map((f) => f.name);
+  const text = model.fields.filter(isSearchText).map((f) => f.name);
   return {
     name: 'search',
     in: 'query',
