@@ -7,6 +7,7 @@ import type { AppDefinition } from '../../src/definition/schema.ts';
 import { validateDefinition } from '../../src/definition/validate.ts';
 import { computeBump } from '../../src/definition/versioning/index.ts';
 import { updateModel } from '../../src/definition/edits/models.ts';
+import { applyOperation, isOperationList } from '../../src/assistant/operations.ts';
 import { planMigration, planSchema, summarizeMigration } from '../../src/compiler/schema/index.ts';
 import { acceptAll, todo } from './fixtures/index.ts';
 
@@ -74,5 +75,12 @@ describe('model indexes', () => {
     const cleared = updateModel(set, 'urn:svc:model:todo', { indexes: [] });
     expect(cleared.models[0]).not.toHaveProperty('indexes');
     expect(updateModel(set, 'urn:svc:model:todo', { name: 'Task' }).models[0].indexes).toEqual([{ fields: [TITLE], unique: true }]);
+  });
+
+  it('is an operation the assistant can propose (setIndexes)', () => {
+    const operation = { op: 'setIndexes', modelId: 'urn:svc:model:todo', indexes: [{ fields: [TITLE, USER], unique: true }] };
+    expect(isOperationList([operation])).toBe(true);
+    expect(isOperationList([{ ...operation, indexes: [{ fields: ['title'] }] }])).toBe(false);
+    expect(applyOperation(todo(), operation as Parameters<typeof applyOperation>[1]).models[0].indexes).toEqual(operation.indexes);
   });
 });
