@@ -4,6 +4,7 @@
 // SQL into the published schema (signing 1,000 users up through scrypt would take minutes and
 // measure nothing of reads).
 import { sql } from 'kysely';
+import type { Config } from '../../src/config.ts';
 import type { AppDefinition } from '../../src/definition/schema.ts';
 import { compileApp } from '../../src/runtime/compiled-app.ts';
 import type { Driver } from '../../src/storage/db.ts';
@@ -66,8 +67,9 @@ async function seed(service: Omit<BenchService, 'users' | 'close'>, size: SeedSi
   return users;
 }
 
-export async function startService(driver: Driver, size: SeedSize): Promise<BenchService> {
-  const t = await startTestPlatform(driver);
+/** `overrides`: settings of the service (bench:query seeds a million rows: no statement timeout). */
+export async function startService(driver: Driver, size: SeedSize, overrides: Partial<Config> = {}): Promise<BenchService> {
+  const t = await startTestPlatform(driver, overrides);
   try {
     const tenant = await createTenant(t, 'Bench');
     // The example without its event trigger, whose welcome to-do for each new user would be

@@ -9,6 +9,7 @@
  * | renameModel    | PATCH  …/models/{modelId}           {name}       |
  * | removeModel    | DELETE …/models/{modelId}                        |
  * | setAccessRules | PATCH  …/models/{modelId}           {accessControl} |
+ * | setIndexes     | PATCH  …/models/{modelId}           {indexes}    |
  * | addField       | POST   …/models/{modelId}/fields    (`field`)    |
  * | updateField    | PATCH  …/fields/{fieldId}           (`changes`)  |
  * | renameField    | PATCH  …/fields/{fieldId}           {name}       |
@@ -22,7 +23,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ProblemDetail } from '../errors.ts';
-import { ActionIdSchema, AccessControlSchema, FieldIdSchema, ModelIdSchema, TriggerIdSchema, type AppDefinition } from '../definition/schema.ts';
+import { ActionIdSchema, AccessControlSchema, FieldIdSchema, ModelIdSchema, ModelIndexSchema, TriggerIdSchema, type AppDefinition } from '../definition/schema.ts';
 import {
   AddActionBody,
   CreateFieldBody,
@@ -53,6 +54,7 @@ export const OperationSchema = Type.Union([
   Type.Object({ op: op('renameModel'), modelId: ModelIdSchema, name: Name }),
   Type.Object({ op: op('removeModel'), modelId: ModelIdSchema }),
   Type.Object({ op: op('setAccessRules'), modelId: ModelIdSchema, accessControl: AccessControlSchema }),
+  Type.Object({ op: op('setIndexes'), modelId: ModelIdSchema, indexes: Type.Array(ModelIndexSchema, { maxItems: 64 }) }),
   Type.Object({ op: op('addField'), modelId: ModelIdSchema, field: CreateFieldBody }),
   Type.Object({ op: op('updateField'), modelId: ModelIdSchema, fieldId: FieldIdSchema, changes: UpdateFieldBody }),
   Type.Object({ op: op('renameField'), modelId: ModelIdSchema, fieldId: FieldIdSchema, name: Name }),
@@ -101,6 +103,8 @@ export function applyOperation(def: AppDefinition, operation: Operation): AppDef
       return deleteModel(def, operation.modelId);
     case 'setAccessRules':
       return updateModel(def, operation.modelId, { accessControl: operation.accessControl });
+    case 'setIndexes':
+      return updateModel(def, operation.modelId, { indexes: operation.indexes });
     case 'addField':
       return createField(def, operation.modelId, operation.field);
     case 'updateField':

@@ -115,12 +115,20 @@ export const FieldSchema = Type.Object({
   writeOnly: Type.Optional(Type.Boolean()),
 });
 
+/** An index over stored fields of the model, by field id (a rename keeps it); `unique` refuses duplicates. */
+export const ModelIndexSchema = Type.Object({
+  fields: Type.Array(FieldIdSchema, { minItems: 1, maxItems: 32 }),
+  unique: Type.Optional(Type.Boolean()),
+});
+
 export const ModelSchema = Type.Object({
   id: ModelIdSchema,
   name: Type.String({ minLength: 1 }),
   fields: List(FieldSchema, MAX_FIELDS),
   accessControl: AccessControlSchema,
   referenceRequirements: Type.Optional(ReferenceRequirements),
+  /** A member beyond those the interface shows: indexes, unique or not, over the model's fields. */
+  indexes: Type.Optional(Type.Array(ModelIndexSchema, { maxItems: 64 })),
 });
 
 // ------------------------------------------------------------ actions, effects
@@ -297,6 +305,7 @@ export type AppOverview = Static<typeof AppOverviewSchema>;
 export type AppDraft = Static<typeof AppDraftSchema>;
 export type DomainModel = Static<typeof DomainModelSchema>;
 export type Model = Static<typeof ModelSchema>;
+export type ModelIndex = Static<typeof ModelIndexSchema>;
 export type Field = Static<typeof FieldSchema>;
 export type EnumValue = Static<typeof EnumValueSchema>;
 export type AccessControl = Static<typeof AccessControlSchema>;

@@ -20,6 +20,7 @@ const SAFE = [
   /^create (schema|table|index) if not exists /,
   /^alter table \S+ add column if not exists /,
   /^alter table \S+ drop constraint if exists /,
+  /^drop index if exists /,
   /^alter table \S+ alter column \S+ (drop default|set default |drop not null)/,
 ];
 

@@ -21,6 +21,8 @@ export async function sendThroughManagementApi(api: ApiClient, applicationId: st
         return api.delete(`${app}/models/${op.modelId}`);
       case 'setAccessRules':
         return api.patch(`${app}/models/${op.modelId}`, { accessControl: op.accessControl });
+      case 'setIndexes':
+        return api.patch(`${app}/models/${op.modelId}`, { indexes: op.indexes });
       case 'addField':
         return api.post(`${app}/models/${op.modelId}/fields`, op.field);
       case 'updateField':

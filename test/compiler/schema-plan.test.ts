@@ -57,7 +57,7 @@ describe('planSchema', () => {
     expect(plan.foreignKeys).toEqual([
       expect.objectContaining({ table: tableNameForModel(TODO), column: user.name, refTable: tableNameForModel(USER), onDelete: 'cascade' }),
     ]);
-    expect(plan.indexes).toEqual([expect.objectContaining({ table: tableNameForModel(TODO), columns: [user.name] })]);
+    expect(plan.indexes.filter((i) => !i.expression)).toEqual([expect.objectContaining({ table: tableNameForModel(TODO), columns: [user.name] })]);
     expect(plan.joinTables).toEqual([]);
   });
 
@@ -151,7 +151,9 @@ describe('renderCreateStatements', () => {
   it('orders schema, tables (foreign keys inline), indexes and quotes every identifier', () => {
     const statements = renderCreateStatements(planSchema(todoWithTags(), APP));
     const kinds = statements.map((s) => s.split(' ').slice(0, 2).join(' '));
-    expect(kinds).toEqual(['create schema', 'create table', 'create table', 'create table', 'create table', 'create index', 'create index']);
+    // Two foreign-key indexes, then the search index of each model with text fields.
+    expect(kinds.slice(0, 7)).toEqual(['create schema', 'create table', 'create table', 'create table', 'create table', 'create index', 'create index']);
+    expect(statements.slice(7).every((s) => / using gin \(to_tsvector\('simple'::regconfig, /.test(s))).toBe(true);
     // Each table comes after the tables it points to, and names its foreign keys itself.
     expect(statements.filter((s) => s.includes(' foreign key '))).toHaveLength(2);
     expect(statements.findIndex((s) => s.includes('."m_user" ('))).toBeLessThan(statements.findIndex((s) => s.includes('."m_todo" (')));
@@ -170,6 +172,7 @@ describe('planMigration', () => {
     expect(plan.statements).toEqual(renderCreateStatements(planSchema(todo(), appId)));
     expect(summarizeMigration(plan)).toEqual([
       `create schema ${schemaNameForApp(appId)}`, 'create table User', 'create table ToDo', 'create index on ToDo.user',
+      'create index on ToDo search', 'create index on User search',
     ]);
   });
 
@@ -196,8 +199,11 @@ describe('planMigration', () => {
     expect(plan.retained).toEqual([
       expect.objectContaining({ kind: 'column', table: 'm_todo', column: columnNameForField('urn:svc:edge:todo-title'), sourceIds: ['urn:svc:edge:todo-title'] }),
     ]);
-    expect(plan.statements).toHaveLength(1);
-    expect(plan.statements[0]).toMatch(/alter column "f_todo_title__\w+" drop not null$/);
+    // The search index over the text fields is replaced by one without the removed field.
+    expect(summarizeMigration(plan)).toEqual(['drop index on ToDo search', 'allow null in ToDo.title (kept after removal)', 'create index on ToDo search',
+      'keep column ToDo.title (removed from the definition; purge to drop)',
+    ]);
+    expect(plan.statements[1]).toMatch(/alter column "f_todo_title__\w+" drop not null$/);
     expect(plan.statements.join('\n')).not.toMatch(/\bdrop (column|table)\b/);
 
     const withTags = todoWithTags();

@@ -67,6 +67,8 @@ const session: Session = await api.auth.signUp({ name: 'Ann', email: ${JSON.stri
 const draft: ToDoCreate = { title: 'Try the typed client', status: 'open' };
 const created: ToDo = await api.toDos.create(draft);
 const page = await api.toDos.list({ limit: 10, sort: '-title' });
+const found = await api.toDos.list({ search: 'typed' });
+const groups = await api.toDos.aggregate({ groupBy: 'status', metrics: 'count' });
 await api.auth.logOut();
 const forgotten = api.token === null && api.refreshToken === null;
 let anonymous = 0;
@@ -88,6 +90,8 @@ console.log(JSON.stringify({
   created: { id: created.id, title: created.title, status: created.status },
   listed: page.items.map((item) => item.title),
   total: page.total,
+  found: found.items.map((item) => item.title),
+  aggregated: groups.items.map((item) => [item.group.status, item.count]),
   anonymous,
   forgotten,
   tokenKept,

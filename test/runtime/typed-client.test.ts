@@ -77,6 +77,8 @@ describe.each(drivers)('typed client per version (%s)', (driver) => {
     expect(seen.created).toMatchObject({ title: 'Try the typed client', status: 'open' });
     expect(seen.listed).toContain('Try the typed client');
     expect(seen.total).toBe(seen.listed.length);
+    expect(seen.found).toEqual(['Try the typed client']);
+    expect(seen.aggregated).toEqual([['open', seen.total]]);
     expect(seen.anonymous).toBe(401);
     expect(seen.forgotten).toBe(true);
     expect(seen.tokenKept).toBe(true);

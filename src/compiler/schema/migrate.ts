@@ -17,6 +17,7 @@ import type { AppDefinition } from '../../definition/schema.ts';
 import { usingExpression } from './conversions.ts';
 import { creationOrder } from './creation-order.ts';
 import * as ddl from './ddl.ts';
+import { createIndexStatement, dropIndexStatement } from './model-indexes.ts';
 import { planSchema } from './plan.ts';
 import type { ColumnPlan, ForeignKeyPlan, MigrationPlan, MigrationStep, RetainedItem, SchemaPlan, TablePlan } from './types.ts';
 
@@ -74,8 +75,15 @@ export function diffSchemas(before: SchemaPlan | null, after: SchemaPlan): Migra
   }
 
   const beforeIndexes = new Set((before?.indexes ?? []).map((i) => i.name));
+  const afterIndexes = new Set(after.indexes.map((i) => i.name));
+  for (const old of before?.indexes ?? []) {
+    // A model's own or search index it no longer has (or has changed: a new name) goes.
+    if (old.managed && !afterIndexes.has(old.name) && afterNames.has(old.table)) add('prepare', dropIndexStatement(s, old), `drop index on ${old.label}`, '');
+  }
   for (const index of after.indexes) {
-    if (!beforeIndexes.has(index.name)) add('indexes', ddl.createIndex(s, index), `create index on ${index.label}`, '');
+    if (beforeIndexes.has(index.name)) continue;
+    const summary = index.unique ? `create unique index on ${index.label}` : `create index on ${index.label}`;
+    add('indexes', createIndexStatement(s, index), summary, index.path ?? '');
   }
 
   const steps = PHASES.flatMap((p) => phases.get(p)!);

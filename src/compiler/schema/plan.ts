@@ -16,6 +16,7 @@ import { schemaNameForApp, tableNameForModel } from '../../definition/naming.ts'
 import { findPartner, isRelationship, relationshipStorage } from '../../definition/relationships.ts';
 import type { AppDefinition, Field, Model } from '../../definition/schema.ts';
 import { fieldColumn, systemColumns } from './columns.ts';
+import { modelIndexPlans } from './model-indexes.ts';
 import { checkName, foreignKeyName, indexName } from './names.ts';
 import type { ColumnPlan, ForeignKeyPlan, IndexPlan, SchemaPlan, TablePlan } from './types.ts';
 
@@ -52,6 +53,7 @@ export function planSchema(def: Definition, appId: string): SchemaPlan {
       if (!joinTables.has(storage.table)) joinTables.set(storage.table, joinTable(pair, model, field, target, path, storage.table, plan));
     });
     plan.tables.push({ name: table, kind: 'model', sourceIds: [model.id], label: model.name, path: `/models/${m}`, columns, primaryKey: ['id'] });
+    plan.indexes.push(...modelIndexPlans(model, m, table, columns));
   });
   plan.joinTables.push(...joinTables.values());
   return plan;

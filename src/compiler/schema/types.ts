@@ -60,6 +60,16 @@ export interface IndexPlan {
   table: string;
   columns: string[];
   label: string;
+  /** A unique index (a model's `indexes` member with `unique: true`). */
+  unique?: boolean;
+  /** Rendered and safe: the indexed expression instead of the columns (the search document). */
+  expression?: string;
+  /** The index method when not btree (`gin`). */
+  method?: 'gin';
+  /** Dropped by a migration whose definition no longer has it (model-indexes.ts). */
+  managed?: boolean;
+  /** JSON pointer of the index in the definition, for error messages. */
+  path?: string;
 }
 
 export interface SchemaPlan {

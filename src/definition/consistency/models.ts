@@ -4,6 +4,7 @@ import { fieldDefault } from '../default-value.ts';
 import { resourceName } from '../naming.ts';
 import { isRelationship } from '../relationships.ts';
 import { isPrimitiveType, type AppDefinition, type Field, type Model } from '../schema.ts';
+import { checkModelIndexes } from './indexes.ts';
 import { duplicates, pointer } from './pointer.ts';
 import { STRUCTURED_TYPES, expectedOf, fitsPrimitive } from './values.ts';
 
@@ -67,6 +68,7 @@ export function checkModelFields(model: Model, i: number, modelIds: { has(id: st
     });
   }
   model.fields.forEach((field, k) => checkField(field, i, k, modelIds, problems));
+  checkModelIndexes(model, i, problems);
 }
 
 /** The problems of one field, added to `problems` (its path, `/models/i/fields/k`, built only for a problem). */

@@ -3,7 +3,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Problem } from '../../errors.ts';
-import { AccessControlSchema, MAX_FIELDS, MAX_LIST, ModelIdSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
+import { AccessControlSchema, MAX_FIELDS, MAX_LIST, ModelIdSchema, ModelIndexSchema, RequirementIdSchema, type AccessControl, type AppDefinition, type Model } from '../schema.ts';
 import { NewFieldSchema, completeField } from './fields.ts';
 import { fieldIds, modelIdFor, modelIds } from './ids.ts';
 import { MODEL_EVENTS, modelIndex, modelReferences } from './lookup.ts';
@@ -13,6 +13,8 @@ import { mapShared, replaceAt } from './shared.ts';
 export const UpdateModelBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1 })),
   accessControl: Type.Optional(AccessControlSchema),
+  /** A member beyond those the interface shows: replaces the model's indexes (`[]` removes them). */
+  indexes: Type.Optional(Type.Array(ModelIndexSchema, { maxItems: 64 })),
 });
 export type UpdateModelInput = Static<typeof UpdateModelBody>;
 
@@ -26,6 +28,7 @@ export const CreateModelBody = Type.Object({
   fields: Type.Optional(Type.Array(NewFieldSchema, { maxItems: MAX_FIELDS })),
   accessControl: Type.Optional(AccessControlSchema),
   referenceRequirements: Type.Optional(Type.Array(RequirementIdSchema, { maxItems: MAX_LIST })),
+  indexes: Type.Optional(Type.Array(ModelIndexSchema, { maxItems: 64 })),
 });
 export type CreateModelInput = Static<typeof CreateModelBody>;
 
@@ -53,6 +56,10 @@ export function updateModel(def: AppDefinition, modelId: string, input: UpdateMo
   const next = input.name !== undefined && input.name !== model.name ? renameReferences(def, model.name, input.name) : def;
   if (input.name !== undefined) model.name = input.name;
   if (input.accessControl !== undefined) model.accessControl = structuredClone(input.accessControl);
+  if (input.indexes !== undefined) {
+    if (input.indexes.length > 0) model.indexes = structuredClone(input.indexes);
+    else delete model.indexes;
+  }
   return { ...next, models: replaceAt(next.models, m, model) };
 }
 

@@ -1,6 +1,7 @@
 /** Differences of models and fields, rated by what they do to the generated API (see `bump.ts`). */
 import { isPrimitiveType, type AppDefinition, type EnumValue, type Field, type Model } from '../schema.ts';
 import { matchBy, ordered, sameJson, type Bump, type RatedChange } from './change.ts';
+import { indexChanges } from './diff-indexes.ts';
 
 export function modelChanges(a: AppDefinition, b: AppDefinition): RatedChange[] {
   const gone: RatedChange[] = [];
@@ -29,6 +30,7 @@ export function modelChanges(a: AppDefinition, b: AppDefinition): RatedChange[] 
       out.push({ kind: 'changed', path: `${at}/referenceRequirements`, summary: `model ${after.name} requirement references changed`, bump: 'patch' });
     }
     out.push(...fieldChanges(a, b, before, after, at));
+    out.push(...indexChanges(before, after, at));
     rest.push(...out.map((change) => ({ index, change })));
   }
   return ordered(gone, rest);

@@ -17,6 +17,7 @@ import { totalSource, type CountedRow, type TotalSource } from './count-cache.ts
 import { parseFields, type Selection } from './fields-param.ts';
 import { RecordJson } from './record-json.ts';
 import { filterCondition, type Condition, type RuleContext } from './rule-sql.ts';
+import { relevanceSort, searchOf } from './search.ts';
 import { orderBy, parseSort } from './sort.ts';
 
 /** What a read knows about the caller; administrators and the system bypass the rules. */
@@ -42,6 +43,8 @@ export interface ListOptions {
   filter?: string;
   /** `title,deadline,user.name` (fields-param.ts); every member when left out. */
   fields?: string;
+  /** Full-text search over the readable text fields (search.ts); ordered by relevance unless `sort` says otherwise. */
+  search?: string;
   /** Only the rows where this holds (on the row alias given): the sub-collection of one parent (related.ts). */
   within?: (alias: string) => RawBuilder<unknown>;
 }
@@ -123,23 +126,27 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   ctx.auth = await authForFilter(executor, app, model, ctx.auth, filter);
   const bypass = options.ctx.bypassRules === true;
   const json = new RecordJson(app, ctx, bypass, options.ctx);
-  const keys = parseSort(app, model, options.sort, json.visibility(model));
+  const search = searchOf(model, options.search, json.visibility(model), ctx.env);
+  const relevance = relevanceSort(options.sort, search);
+  const keys = parseSort(app, model, relevance.sort, json.visibility(model));
   const selection = parseFields(app, model, options.fields, (m) => json.visibility(m));
   const conditions = (alias: string): Condition[] => [
     json.readCondition(model, alias),
     ...(filter !== undefined && filter.trim() !== '' ? [filterCondition(app, model, filter, ctx, alias, bypass)] : []),
+    ...(search ? [search.condition(alias)] : []),
     ...(options.within ? [{ kind: 'where' as const, sql: options.within(alias) }] : []),
   ];
   const where = whereOf(conditions('t'));
   // An anonymous caller of an owner-only model, a filter folding to false: no query at all.
   if (!where) return { page: { items: [], total: 0, offset } };
   const table = tableOf(app, model);
+  const order = (alias: string) => (relevance.byRelevance && search ? sql`${search.rank(alias)} desc, ${orderBy(app, model, keys, alias)}` : orderBy(app, model, keys, alias));
   // `limit=0`: the total alone, no page built.
   const items =
     limit === 0
       ? sql`'[]'::json`
-      : sql`(select coalesce(json_agg(${json.record(model, 'p', true, selection)} order by ${orderBy(app, model, keys, 'p')}), '[]'::json)
-        from (select * from ${table} t where ${where} order by ${orderBy(app, model, keys, 't')} limit ${limit} offset ${offset}) p)`;
+      : sql`(select coalesce(json_agg(${json.record(model, 'p', true, selection)} order by ${order('p')}), '[]'::json)
+        from (select * from ${table} t where ${where} order by ${order('t')} limit ${limit} offset ${offset}) p)`;
   const run = (total: TotalSource) =>
     runRow<CountedRow & { body: string }>(
       executor,

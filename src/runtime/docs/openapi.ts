@@ -8,6 +8,7 @@ import type { HttpTrigger, Trigger } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { modelSchemas, safeName, schemaRef, type JsonSchema } from './schemas.ts';
 import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
+import { addAggregatePaths, searchParameter } from './aggregate-paths.ts';
 import { filePaths, UPLOADED_FILE } from './file-paths.ts';
 import { addAccountFactorPaths } from './account-factor-paths.ts';
 import { addAccountSessionPaths } from './account-session-paths.ts';
@@ -76,6 +77,7 @@ function listParameters(model: CompiledModel): JsonSchema[] {
       description: `A CEL expression over \`record\` (the ${model.name}'s fields by name), e.g. \`record.${model.fields[0]?.name ?? 'id'} != null\`.`,
     },
     fieldsParameter(model),
+    searchParameter(model),
   ];
 }
 
@@ -270,6 +272,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
       required: ['token', 'user'],
     };
   }
+  addAggregatePaths(app, paths, schemas, listParameters, OPEN_SECURITY, errors);
   addAccountFactorPaths(app, { paths }, schemas);
   addAccountSessionPaths(app, { paths }, schemas);
   const realtime = addRealtimePaths(app, { paths }, schemas);

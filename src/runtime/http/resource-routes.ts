@@ -17,11 +17,11 @@ export interface ResourceRouteOptions {
   embeddedIdLimit?: number;
 }
 
-function readContext(caller: Caller, env: Record<string, string> = {}, bounds: ResourceRouteOptions = {}, filesUrl?: string): ReadContext {
+export function readContext(caller: Caller, env: Record<string, string> = {}, bounds: ResourceRouteOptions = {}, filesUrl?: string): ReadContext {
   return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller), ...bounds, ...(filesUrl ? { filesUrl } : {}) };
 }
 
-function intParam(request: AppRequest, name: string, fallback: number, max: number): number {
+export function intParam(request: AppRequest, name: string, fallback: number, max: number): number {
   const raw = request.query[name];
   if (raw === undefined) return fallback;
   const value = Number(Array.isArray(raw) ? raw[0] : raw);
@@ -29,7 +29,7 @@ function intParam(request: AppRequest, name: string, fallback: number, max: numb
   return value;
 }
 
-function textParam(request: AppRequest, name: string): string | undefined {
+export function textParam(request: AppRequest, name: string): string | undefined {
   const raw = request.query[name];
   return Array.isArray(raw) ? raw[0] : raw;
 }
@@ -43,6 +43,7 @@ function listOptions(request: AppRequest, bounds: ResourceRouteOptions): ListOpt
     sort: textParam(request, 'sort'),
     filter: textParam(request, 'filter'),
     fields: textParam(request, 'fields'),
+    search: textParam(request, 'search'),
   };
 }
 
