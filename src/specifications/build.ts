@@ -7,6 +7,7 @@
  * produced element's JSON pointer to its attachment and place in it.
  */
 import { generateModelsFromDomainModel } from '../definition/generate.ts';
+import { isRelationship } from '../definition/relationships.ts';
 import { generatedRoutes, normalisePath } from '../definition/consistency/triggers.ts';
 import type { Action, AppDefinition, Requirement, Trigger } from '../definition/schema.ts';
 import { extractorFor } from './extractors/index.ts';
@@ -165,8 +166,10 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
       if (from.enum && from.enum.length > 0) field.enum = from.enum;
       if (from.defaultValue !== undefined) field.defaultValue = from.defaultValue;
       if (from.writeOnly) field.writeOnly = true;
-      // The definition's unique indexes are set from this warning's field (its path) at review.
-      if (from.unique) warnings.push({ ...from.source, message: `${model.name}.${field.name} is a key of the document (unique): no two records share its value.` });
+      if (from.unique && field.max === 1 && !isRelationship(field)) {
+        (model.indexes ??= []).push({ fields: [field.id], unique: true });
+        warnings.push({ ...from.source, message: `${model.name}.${field.name} is a key of the document: a unique index keeps two records from sharing its value.` });
+      }
     }
   }
   if (!def.models.some((m) => m.id === def.userModelId)) {

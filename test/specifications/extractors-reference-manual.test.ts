@@ -98,6 +98,7 @@ describe('reference manual: GTFS reference.md', () => {
     expect(trip.to).toBe(defModel(def, 'Trip').id);
     expect(findPartner(def, defModel(def, 'StopTime'), trip)?.name).toBe('stopTimes');
     expect(defField(def, 'Route', 'agency').to).toBe(defModel(def, 'Agency').id);
-    expect(built.warnings.some((w) => /Stop\.stopId is a key of the document \(unique\)/.test(w.message))).toBe(true);
+    expect(built.warnings.some((w) => /Stop\.stopId is a key of the document: a unique index/.test(w.message))).toBe(true);
+    expect(defModel(def, 'Stop').indexes).toEqual([{ fields: [defField(def, 'Stop', 'stopId').id], unique: true }]);
   }, 30_000);
 });

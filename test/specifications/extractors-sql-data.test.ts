@@ -147,7 +147,8 @@ describe('Northwind (PostgreSQL, schema and data)', () => {
     const def = built.content;
     expect(() => validateDefinition(structuredClone(def))).not.toThrow();
     expect(defField(def, 'Customer', 'customerId')).toMatchObject({ to: 'p_TEXT', min: 1 });
-    expect(built.warnings.some((w) => /Customer\.customerId is a key of the document \(unique\)/.test(w.message) && w.path !== undefined)).toBe(true);
+    expect(built.warnings.some((w) => /Customer\.customerId is a key of the document: a unique index/.test(w.message) && w.path !== undefined)).toBe(true);
+    expect(defModel(def, 'Customer').indexes).toEqual([{ fields: [defField(def, 'Customer', 'customerId').id], unique: true }]);
     const orderDetail = defModel(def, 'OrderDetail');
     const order = defField(def, 'OrderDetail', 'order');
     expect(order.to).toBe(defModel(def, 'Order').id);
