@@ -102,7 +102,9 @@ class ProvenanceIndex {
       if (!model || !field) continue;
       const parsed = parseLocator(source.locator);
       if (parsed.table && parsed.column && parsed.table === tableOfModel.get(Number(m[1]))) {
-        this.fieldOf.set(`${parsed.table}\u0000${parsed.column}`, [model.name, field.name]);
+        // a self-reference's partner carries its pair's locator too: the field itself comes first
+        const key = `${parsed.table}\u0000${parsed.column}`;
+        if (!this.fieldOf.has(key)) this.fieldOf.set(key, [model.name, field.name]);
       } else if (parsed.table && !parsed.column) {
         const list = this.joinFields.get(parsed.table) ?? [];
         list.push([model.name, field.name]);
@@ -231,6 +233,7 @@ export class PlanBuilder {
     const named = this.provenance.fieldOf.get(`${table}\u0000${column}`);
     let field = named && named[0] === model.name ? model.fieldsByName.get(named[1]) : undefined;
     if (fkTable !== undefined) {
+      if (field && field.relation?.storage.kind !== 'ownColumn') field = undefined;
       const target = this.modelOfTable(this.canonical(fkTable));
       if (!target) return undefined;
       const candidates = model.fields.filter((f) => f.relation?.storage.kind === 'ownColumn' && f.relation.targetModelId === target.id);

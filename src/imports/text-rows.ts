@@ -60,20 +60,44 @@ async function withHead(source: ByteSource): Promise<{ head: string; stream: Rea
   return { head: chunk.subarray(0, 64 * 1024).toString('utf8'), stream: Readable.from(rest()) };
 }
 
-/** CSV rows: the header names the columns; each later record is a row (line = its line in the file). */
+type CsvRecord = { record: string[]; info: { lines: number } };
+
+/**
+ * CSV rows: the header names the columns; each later record is a row (line = its line in the
+ * file). The parser is fed chunk by chunk and its records taken from its `data` events a chunk at a
+ * time: iterating the parser stream itself costs a promise per record, 3–4 times the parse.
+ */
 export async function* csvRows(source: ByteSource): AsyncGenerator<SourceRow> {
   const { parse } = await loadCsvParse();
   const { head, stream } = await withHead(source);
-  const parser = stream.pipe(parse({ bom: true, delimiter: sniffDelimiter(head), relax_column_count: true, skip_empty_lines: true, info: true }));
+  const parser = parse({ bom: true, delimiter: sniffDelimiter(head), relax_column_count: true, skip_empty_lines: true, info: true });
+  const queue: CsvRecord[] = [];
+  let failure: Error | undefined;
+  parser.on('data', (item: CsvRecord) => queue.push(item));
+  parser.on('error', (error: Error) => (failure = error));
+  const ended = new Promise<void>((resolve) => parser.once('end', resolve));
   let columns: string[] | undefined;
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    if (!columns) {
-      columns = record.map((cell) => cell.trim());
-      continue;
+  function* drain(): Generator<SourceRow> {
+    if (failure) throw failure;
+    for (const { record, info } of queue.splice(0)) {
+      if (!columns) {
+        columns = record.map((cell) => cell.trim());
+        continue;
+      }
+      const names = columns;
+      const values: SourceValue[] = names.map((_, i) => record[i] ?? null);
+      yield { columns: names, values, line: info.lines, cells: true };
     }
-    const values: SourceValue[] = columns.map((_, i) => record[i] ?? null);
-    yield { columns, values, line: info.lines, cells: true };
   }
+  for await (const chunk of stream) {
+    parser.write(chunk);
+    // the records of this chunk are emitted by now or on the next turn
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    yield* drain();
+  }
+  parser.end();
+  await Promise.race([ended, new Promise<void>((resolve) => parser.once('error', () => resolve()))]);
+  yield* drain();
 }
 
 function rowOfObject(value: unknown, line: number): SourceRow {

@@ -61,6 +61,7 @@ export class ImportAborted extends Error {
 }
 
 export const MAX_REPORTED_ERRORS = 100;
+/** Rows per INSERT (one JSON parameter): larger batches gain little and hold more memory. */
 const DEFAULT_BATCH = 2000;
 
 interface KeyEntry {
@@ -158,6 +159,12 @@ export class ImportWriter {
     const layouts = new WeakMap<string[], Array<{ index: number; binding: NonNullable<ReturnType<TablePlan['bindings']['get']>> }>>();
     const keyIndex = new WeakMap<string[], number>();
     const droppedFiles = new Set<string>();
+    let inflight: Promise<void> = Promise.resolve();
+    let failure: { error: unknown } | undefined;
+    const settle = async () => {
+      await inflight;
+      if (failure) throw failure.error;
+    };
     for await (const row of rows) {
       report.rows += 1;
       this.rowsRead += 1;
@@ -238,11 +245,17 @@ export class ImportWriter {
       if (own) own.written = true;
       batch.push({ id, values, row: ordinal, line: row.line, key: own });
       if (batch.length >= batchSize) {
-        await this.flush(model, report, batch);
+        // one batch in flight while the next is read and checked
+        await settle();
+        const full = batch;
         batch = [];
+        inflight = this.flush(model, report, full).catch((error: unknown) => {
+          failure = { error };
+        });
         await this.options.onProgress?.(this.rowsRead);
       }
     }
+    await settle();
     await this.flush(model, report, batch);
     for (const name of droppedFiles) this.notes.push(`${model.name}.${name}: values that are not https URLs (binary data) were left out`);
     await this.options.onProgress?.(this.rowsRead);

@@ -24,7 +24,20 @@ function copyCounts(file: string): Map<string, number> {
   return counts;
 }
 
-describe.each(await availableDrivers())('importing Pagila (schema + data-only dump) (%s)', (driver) => {
+/** Rows per table as the script has them: the `(…)` tuples under each `INSERT INTO t (…) VALUES`. */
+function insertCounts(file: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  let table: string | null = null;
+  for (const line of readFileSync(`${FIXTURES}/${file}`, 'utf8').split('\n')) {
+    const insert = /^INSERT INTO (\w+) /.exec(line);
+    if (insert) table = insert[1]!;
+    else if (table && /^\s+\(/.test(line)) counts.set(table, (counts.get(table) ?? 0) + 1);
+    else table = null;
+  }
+  return counts;
+}
+
+describe.each(await availableDrivers())('importing Pagila (schema + data-only dump) and Chinook (one script) (%s)', (driver) => {
   let t: TestPlatform;
   let tenant: Tenant;
   let app: AppReply;
@@ -87,4 +100,35 @@ describe.each(await availableDrivers())('importing Pagila (schema + data-only du
       .filter((line) => /^\d+\t1\t\d+\t\d+\t[\d.]+\t2022-/.test(line)).length;
     expect(payments.body.total).toBe(maryPayments);
   }, 120_000);
+
+  it('imports Chinook, whose one script holds the tables and their multi-row INSERTs', async () => {
+    const music = await createTenant(t, 'Music store with data');
+    const spec = await specificationFrom(music.api, music.projectId, ['sql/chinook-postgres.sql']);
+    expect(spec.status, spec.errorMessage).toBe('succeeded');
+    const { app: musicApp, report } = await applyWithData(music, spec.id, { name: 'Music store' });
+    expect(report.status, JSON.stringify(report.errors.slice(0, 3))).toBe('succeeded');
+    expect(report.errors).toEqual([]);
+    const store = new ServedApi(t, music, musicApp.id, report.serverVersion!);
+    const counts = insertCounts('sql/chinook-postgres.sql');
+    const byModel = new Map(report.models.map((m) => [m.model, m.imported]));
+    const tables: Record<string, string> = {
+      album: 'Album', artist: 'Artist', customer: 'Customer', employee: 'Employee', genre: 'Genre', invoice: 'Invoice',
+      invoice_line: 'InvoiceLine', media_type: 'MediaType', playlist: 'Playlist', track: 'Track',
+    };
+    for (const [table, model] of Object.entries(tables)) expect(byModel.get(model), table).toBe(counts.get(table));
+    expect(byModel.get('Playlist.tracks') ?? byModel.get('Track.playlists')).toBe(counts.get('playlist_track'));
+    expect((await store.get<Page>('/tracks?limit=0', 'admin')).body.total).toBe(counts.get('track'));
+    // track 1 is on album 1 "For Those About To Rock We Salute You" by artist 1 AC/DC
+    const tracks = await store.get<Page>(`/tracks?filter=${encodeURIComponent('record.name == "For Those About To Rock (We Salute You)"')}`, 'admin');
+    const track = tracks.body.items[0]!;
+    const album = await store.get<Rec>(`/albums/${typeof track.album === 'string' ? track.album : (track.album as Rec).id}`, 'admin');
+    expect(album.body.title).toBe('For Those About To Rock We Salute You');
+    const artist = await store.get<Rec>(`/artists/${typeof album.body.artist === 'string' ? album.body.artist : (album.body.artist as Rec).id}`, 'admin');
+    expect(artist.body.name).toBe('AC/DC');
+    // employee 3 Jane Peacock reports to employee 2 Nancy Edwards (a self-reference, set in a second pass)
+    const jane = (await store.get<Page>(`/employees?filter=${encodeURIComponent('record.firstName == "Jane"')}`, 'admin')).body.items[0]!;
+    const boss = await store.get<Rec>(`/employees/${typeof jane.reportsTo === 'string' ? jane.reportsTo : (jane.reportsTo as Rec).id}`, 'admin');
+    expect([boss.body.firstName, boss.body.lastName]).toEqual(['Nancy', 'Edwards']);
+    expect(jane.birthDate).toBe('1973-08-29T00:00:00.000Z');
+  }, 600_000);
 });
