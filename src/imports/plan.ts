@@ -223,7 +223,8 @@ export class PlanBuilder {
       const named = attachmentId ? this.provenance.fieldOf.get(`csv\u0000${attachmentId}\u0000${lower(column)}`) : undefined;
       const field = (named && named[0] === target.name ? target.fieldsByName.get(named[1]) : undefined) ?? target.fieldsByName.get(column) ?? target.fieldsByName.get(fieldName(column));
       if (field && field.column !== null && !field.relation && field.computed === undefined) plan.bindings.set(lower(column), { kind: 'value', field });
-      else if (field?.relation?.storage.kind === 'ownColumn') plan.bindings.set(lower(column), { kind: 'value', field });
+      // relationships as record ids (an export read back): a to-one pointer, or a many-to-many's ids
+      else if (field?.relation && field.relation.storage.kind !== 'targetColumn') plan.bindings.set(lower(column), { kind: 'value', field });
       else plan.unmapped.push(column);
     }
     return plan;

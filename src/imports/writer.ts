@@ -78,9 +78,15 @@ interface PendingRef {
   line: number;
 }
 
+/** A checked row waiting for its batch: kept as its JSON (compact, soon garbage) and its many-to-many ids. */
 interface Staged {
   id: string;
-  values: Map<CompiledField, unknown>;
+  /** `{"id":…,"column":value,…}` of the row's own columns. */
+  json: string;
+  /** Columns the row sets (a batch inserts their union; a row without one gives null). */
+  fields: CompiledField[];
+  /** Many-to-many ids the row sets (stored in a join table). */
+  links?: Array<[CompiledField, string[]]>;
   row: number;
   line: number;
   key: KeyEntry | undefined;
@@ -243,7 +249,16 @@ export class ImportWriter {
       }
       for (const { field, target } of later) this.pending.push({ model, field, id, target, row: ordinal, line: row.line });
       if (own) own.written = true;
-      batch.push({ id, values, row: ordinal, line: row.line, key: own });
+      const out: Record<string, unknown> = { id };
+      const fields: CompiledField[] = [];
+      let links: Staged['links'];
+      for (const [field, value] of values) {
+        if (field.column !== null) {
+          out[field.column] = value;
+          fields.push(field);
+        } else if (field.relation && Array.isArray(value) && value.length > 0) (links ??= []).push([field, value as string[]]);
+      }
+      batch.push({ id, json: JSON.stringify(out), fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
       if (batch.length >= batchSize) {
         // one batch in flight while the next is read and checked
         await settle();
@@ -300,25 +315,14 @@ export class ImportWriter {
   }
 
   private async insert(model: CompiledModel, batch: Staged[]): Promise<void> {
-    const fields = new Set<CompiledField>();
-    for (const staged of batch) for (const field of staged.values.keys()) if (field.column !== null) fields.add(field);
-    const columns = [...fields];
-    const rows = batch.map((staged) => {
-      const out: Record<string, unknown> = { id: staged.id };
-      for (const [field, value] of staged.values) if (field.column !== null) out[field.column] = value;
-      return out;
-    });
+    const columns = [...new Set(batch.flatMap((staged) => staged.fields))];
     const names = [sql`id`, ...columns.map((f) => ident(f.column!))];
     const types = [sql`id uuid`, ...columns.map((f) => sql`${ident(f.column!)} ${sql.raw(sqlTypeOf(f))}`)];
+    const rows = `[${batch.map((staged) => staged.json).join(',')}]`;
     await sql`insert into ${ident(this.app.schema, model.table)} (${sql.join(names)})
-      select ${sql.join(names)} from json_to_recordset(cast(${JSON.stringify(rows)} as json)) as r(${sql.join(types)})`.execute(this.executor);
-    // to-many relations stored in a join table, set by a row's values (an NDJSON row's id array)
-    for (const staged of batch) {
-      for (const [field, value] of staged.values) {
-        if (field.column !== null || !field.relation || !Array.isArray(value) || value.length === 0) continue;
-        await this.linkMany(field, staged.id, value as string[]);
-      }
-    }
+      select ${sql.join(names)} from json_to_recordset(cast(${rows} as json)) as r(${sql.join(types)})`.execute(this.executor);
+    // many-to-manys set by a row's values (an NDJSON row's id array), in their join tables
+    for (const staged of batch) for (const [field, ids] of staged.links ?? []) await this.linkMany(field, staged.id, ids);
   }
 
   private async linkMany(field: CompiledField, id: string, targets: string[]): Promise<void> {

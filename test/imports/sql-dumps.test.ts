@@ -130,5 +130,18 @@ describe.each(await availableDrivers())('importing Pagila (schema + data-only du
     const boss = await store.get<Rec>(`/employees/${typeof jane.reportsTo === 'string' ? jane.reportsTo : (jane.reportsTo as Rec).id}`, 'admin');
     expect([boss.body.firstName, boss.body.lastName]).toEqual(['Nancy', 'Edwards']);
     expect(jane.birthDate).toBe('1973-08-29T00:00:00.000Z');
+
+    // POST /{resource}/import takes relationships as record ids: a to-one pointer and a many-to-many's set
+    const admin = { authorization: `Bearer ${music.api.token}`, 'x-svc-api-client': music.api.apiKey!, 'content-type': 'application/x-ndjson' };
+    const playlists = [{ name: 'Rock classics', tracks: [track.id] }];
+    const posted = await fetch(`${store.base}/playlists/import`, { method: 'POST', headers: admin, body: playlists.map((p) => JSON.stringify(p)).join('\n') });
+    expect(posted.status, await posted.clone().text()).toBe(200);
+    const mix = (await store.get<Page>(`/playlists?filter=${encodeURIComponent('record.name == "Rock classics"')}`, 'admin')).body.items[0]!;
+    const mixTracks = await store.get<Page>(`/playlists/${mix.id}/tracks`, 'admin');
+    expect(mixTracks.body.items.map((i) => i.name)).toEqual(['For Those About To Rock (We Salute You)']);
+    const albums = await fetch(`${store.base}/albums/import`, { method: 'POST', headers: admin, body: JSON.stringify({ title: 'Live at Donington', artist: artist.body.id }) });
+    expect(albums.status).toBe(200);
+    const acdc = await store.get<Page>(`/artists/${artist.body.id}/albums?limit=100`, 'admin');
+    expect(acdc.body.items.map((a) => a.title)).toContain('Live at Donington');
   }, 600_000);
 });
