@@ -58,12 +58,20 @@ async function measured(work: () => Promise<void>): Promise<{ seconds: number; r
   global.gc?.();
   const start = process.memoryUsage.rss();
   let peak = start;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  let atPeak = process.memoryUsage();
+  const timer = setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    if (rss > peak) {
+      peak = rss;
+      if (process.env.BENCH_IMPORT_MEMORY) atPeak = process.memoryUsage();
+    }
+  }, 20);
   const started = performance.now();
   await work();
   const seconds = (performance.now() - started) / 1000;
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage.rss());
+  if (process.env.BENCH_IMPORT_MEMORY) console.log('  at the peak:', Object.entries(atPeak).map(([k, v]) => `${k} ${(v / 1048576).toFixed(0)} MB`).join(', '));
   return { seconds, rssGrowthMb: (peak - start) / 1024 / 1024 };
 }
 

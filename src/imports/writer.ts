@@ -61,8 +61,13 @@ export class ImportAborted extends Error {
 }
 
 export const MAX_REPORTED_ERRORS = 100;
-/** Rows per INSERT (one JSON parameter): larger batches gain little and hold more memory. */
-const DEFAULT_BATCH = 2000;
+/**
+ * Rows per INSERT (one JSON parameter). Small enough that a batch's rows die young: rows kept
+ * across many scavenges are promoted and pile up as old-space garbage until a full collection
+ * (measured at 100,000 rows: RSS +115 MB with 2,000 a batch, +88 MB with 500), and large enough
+ * that round trips stay a small part of the time (one batch is in flight while the next fills).
+ */
+const DEFAULT_BATCH = 500;
 
 interface KeyEntry {
   id: string;
