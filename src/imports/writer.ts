@@ -304,19 +304,25 @@ export class ImportWriter {
   /** Why the database refused the last insert tried under a savepoint. */
   private lastMessage = '';
 
-  /** Under a savepoint: true when written, false (rolled back to before it) when the database refused it. */
-  private async tryInsert(model: CompiledModel, batch: Staged[]): Promise<boolean> {
+  /** Runs `work` under a savepoint: null when it succeeded, else its error (everything it did undone). */
+  private async savepointed(work: () => Promise<void>): Promise<unknown> {
     const name = `import_${++this.savepoint}`;
     await sql`savepoint ${sql.raw(name)}`.execute(this.executor);
     try {
-      await this.insert(model, batch);
+      await work();
       await sql`release savepoint ${sql.raw(name)}`.execute(this.executor);
-      return true;
+      return null;
     } catch (error) {
-      this.lastMessage = databaseMessage(error);
       await sql`rollback to savepoint ${sql.raw(name)}`.execute(this.executor);
-      return false;
+      return error ?? new Error('refused');
     }
+  }
+
+  /** True when written; false (nothing of it kept, `lastMessage` says why) when the database refused it. */
+  private async tryInsert(model: CompiledModel, batch: Staged[]): Promise<boolean> {
+    const error = await this.savepointed(() => this.insert(model, batch));
+    if (error) this.lastMessage = databaseMessage(error);
+    return error === null;
   }
 
   private async insert(model: CompiledModel, batch: Staged[]): Promise<void> {
@@ -357,21 +363,10 @@ export class ImportWriter {
       if (pairs.length === 0) return;
       const batch = pairs;
       pairs = [];
-      if (this.options.onError === 'abort') {
-        await this.insertPairs(storage.table, storage.selfColumn, storage.otherColumn, batch);
-        report.imported += batch.length;
-        return;
-      }
-      const name = `import_${++this.savepoint}`;
-      await sql`savepoint ${sql.raw(name)}`.execute(this.executor);
-      try {
-        await this.insertPairs(storage.table, storage.selfColumn, storage.otherColumn, batch);
-        await sql`release savepoint ${sql.raw(name)}`.execute(this.executor);
-        report.imported += batch.length;
-      } catch (error) {
-        await sql`rollback to savepoint ${sql.raw(name)}`.execute(this.executor);
-        for (const pair of batch) this.reject(report, { model: label, row: pair.row, line: pair.line, path: '', message: databaseMessage(error) });
-      }
+      const insert = () => this.insertPairs(storage.table, storage.selfColumn, storage.otherColumn, batch);
+      const error = this.options.onError === 'abort' ? await insert().then(() => null) : await this.savepointed(insert);
+      if (error === null) report.imported += batch.length;
+      else for (const pair of batch) this.reject(report, { model: label, row: pair.row, line: pair.line, path: '', message: databaseMessage(error) });
     };
     for await (const row of rows) {
       report.rows += 1;

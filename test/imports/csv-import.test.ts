@@ -97,5 +97,16 @@ describe.each(await availableDrivers())('importing penguins.csv (%s)', (driver) 
     expect(report.models).toEqual([{ model: 'Penguin', rows: 3, imported: 2, rejected: 1 }]);
     expect(report.errors).toEqual([expect.objectContaining({ row: 2, path: '/year' })]);
     expect(await total()).toBe(before + 4);
+
+    // a row the database refuses (an id already taken) is left out alone: its batch is retried row by row
+    const id = '0190a000-0000-7000-8000-0000000000aa';
+    const twice = [{ ...row(2011), id }, row(2012), { ...row(2013), id }].map((r) => JSON.stringify(r)).join('\n');
+    const retried = await post(twice, 'application/x-ndjson', '?onError=skip');
+    expect(retried.status).toBe(200);
+    const retriedReport = (await retried.json()) as ImportReply;
+    expect(retriedReport.models).toEqual([{ model: 'Penguin', rows: 3, imported: 2, rejected: 1 }]);
+    expect(retriedReport.errors).toEqual([expect.objectContaining({ row: 3, message: expect.stringContaining('refused by the database') })]);
+    expect((await api.get(`/penguins/${id}`, 'admin')).body).toMatchObject({ id, year: 2011 });
+    expect(await total()).toBe(before + 6);
   }, 120_000);
 });
