@@ -41,6 +41,14 @@ describe.each(await availableDrivers())('importing penguins.csv (%s)', (driver) 
     expect(report.models).toEqual([{ model: 'Penguin', rows: ROWS, imported: ROWS, rejected: 0 }]);
     api = new ServedApi(t, tenant, app.id, report.serverVersion!);
     expect(await total()).toBe(ROWS);
+    // the import is a job of the application's status, its progress in the metadata
+    const status = await tenant.api.get<{ status: { jobs: Array<{ jobType: string; status: string; metadata: Record<string, unknown> }> } }>(`/v1/applications/${app.id}`);
+    const job = status.body.status.jobs.find((j) => j.jobType === 'data_import')!;
+    expect(job.status).toBe('succeeded');
+    expect(job.metadata).toMatchObject({ dataImportId: report.id, progress: { rowsRead: ROWS, imported: ROWS } });
+    // another customer sees no such import
+    const other = await createTenant(t, 'Someone else');
+    expect((await other.api.get(`/v1/applications/${app.id}/data-imports/${report.id}`)).status).toBe(404);
     // a row of NA measures keeps its species and year
     const torgersen = await api.get<Page>(`/penguins?filter=${encodeURIComponent('record.island == "Torgersen" && record.year == 2007')}&limit=100`, 'admin');
     expect(torgersen.body.items.length).toBe(PENGUINS.split('\n').filter((l) => l.startsWith('Adelie,Torgersen,') && l.endsWith(',2007')).length);
