@@ -85,6 +85,9 @@ describe.each(await availableDrivers())('importing penguins.csv (%s)', (driver) 
         headers: { 'content-type': type, ...(auth ? { authorization: `Bearer ${tenant.api.token}`, 'x-svc-api-client': tenant.api.apiKey! } : {}) },
         body,
       });
+    // other routes still take JSON alone
+    const create = await fetch(`${api.base}/penguins`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Bearer ${tenant.api.token}`, 'x-svc-api-client': tenant.api.apiKey! }, body: 'a,b' });
+    expect(create.status).toBe(415);
     const anonymous = await post(ndjson, 'application/x-ndjson', '', false);
     expect(anonymous.status).toBe(403);
     const imported = await post(ndjson, 'application/x-ndjson');

@@ -19,10 +19,22 @@ import type { AppRequest } from './types.ts';
 const CSV_TYPES = ['text/csv', 'application/csv'];
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines'];
 
-/** Lets the generated apps' routes take CSV and NDJSON bodies as streams (read by the import route). */
+/** The error fastify gives a content type it has no parser for: answered 415 naming JSON (api/problem.ts). */
+function unsupported(type: string): Error {
+  return Object.assign(new Error(`Unsupported Media Type: ${type}`), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 });
+}
+
+/**
+ * Lets `POST …/{resource}/import` of the generated apps take CSV and NDJSON bodies as streams;
+ * every other route still answers those content types 415, as any body that is not JSON.
+ */
 export function acceptImportBodies(fastify: FastifyInstance): void {
   for (const type of [...CSV_TYPES, ...NDJSON_TYPES]) {
-    if (!fastify.hasContentTypeParser(type)) fastify.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
+    if (fastify.hasContentTypeParser(type)) continue;
+    fastify.addContentTypeParser(type, (request, payload, done) => {
+      if (/\/import\/?$/.test(request.url.split('?')[0]!)) done(null, payload);
+      else done(unsupported(type), undefined);
+    });
   }
 }
 
