@@ -222,6 +222,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   runs: "The recorded runs of an application's actions, and test runs.",
   audit: 'Who changed what, and when.',
   monitoring: 'The health, traffic and errors of running applications.',
+  'data-imports': "Rows of a customer's documents (SQL, CSV, JSON) imported into a published version.",
 };
 
 export const LICENSE = { name: 'Proprietary (UNLICENSED)', url: 'https://docs.npmjs.com/cli/configuring-npm/package-json#license' };

@@ -38,6 +38,7 @@ import { specificationRoutes } from './routes/specifications.ts';
 import { figmaRoutes } from './routes/figma.ts';
 import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { dataImportRoutes } from './routes/data-imports.ts';
 import { guardManagementRoutes } from '../access/guard.ts';
 import { recordManagementWrites } from '../access/audit.ts';
 import type { AppOrigins } from '../tools/app-origin.ts';
@@ -174,6 +175,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
     applicationConfigurationRoutes,
     builderRoutes,
     auditRoutes,
+    dataImportRoutes,
     (s: Services) =>
       frontendRoutes({
         prompts: s.integrationPrompts,

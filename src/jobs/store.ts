@@ -18,7 +18,8 @@ export type JobType =
   | 'deployment'
   | 'frontend_bundle'
   | 'figma_code_generation'
-  | 'specification_generation';
+  | 'specification_generation'
+  | 'data_import';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /** The job record as the spec shows it inside an Application's status. */

@@ -9,6 +9,7 @@ import type { BuilderOf } from './http/app-caller.ts';
 import { recordAppWrites } from '../access/audit.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { aggregateRoutes } from './http/aggregate-route.ts';
+import { importRoutes } from './http/import-routes.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
 import { mfaGate } from './accounts/mfa.ts';
@@ -117,6 +118,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           aggregateRoutes(db),
+          importRoutes(db),
           authRoutes(auth, new LoginThrottle(limits), mfa, emails),
           accountProviderRoutes({ db, auth, afterCommit, mfa, limits, origins }),
           accountRoutes(auth, emails, new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),

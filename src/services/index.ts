@@ -26,6 +26,7 @@ import { AttachmentService } from './attachments.ts';
 import { SpecificationService } from './specifications.ts';
 import { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { FigmaService } from './figma.ts';
+import { DataImportService } from '../imports/service.ts';
 import { AppOrigins } from '../tools/app-origin.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
@@ -54,6 +55,8 @@ export interface Services {
   attachments: AttachmentService;
   specifications: SpecificationService;
   figma: FigmaService;
+  /** Rows of documents imported into published versions (src/imports/). */
+  dataImports: DataImportService;
   /** Each application's own origin (tools/app-origin.ts): the address the service gives for an app. */
   origins: AppOrigins;
 }
@@ -82,6 +85,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
   const fileService = files ?? createFileService(db, config.storage, masterKey);
   // Attachments are stored through the storage layer (DESIGN §13, §12).
   const attachments = new AttachmentService(db, fileService);
+  const dataImports = new DataImportService(db, applications, attachments, jobs, queue, registry);
   return {
     db,
     config,
@@ -110,6 +114,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     attachments,
     specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
+    dataImports,
     origins: origins ?? new AppOrigins(config, () => config.port),
   };
 }

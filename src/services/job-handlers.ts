@@ -26,6 +26,9 @@ export async function registerJobHandlers(services: Services): Promise<void> {
   await services.queue.register('frontend_bundle', (job) => services.frontendBundles.runJob(job), { retryLimit: 1, expireInSeconds: 300 });
   // Building is deterministic: a document that cannot be read fails the same way again, so no retry.
   await services.queue.register('specification_generation', (job) => services.specifications.run(job), { retryLimit: 0, expireInSeconds: 300 });
+  // An import's rows are all-or-nothing per attempt (one transaction), but a retry would read and
+  // write them again for nothing when a document is bad: no retry; the lease covers large imports.
+  await services.queue.register('data_import', (job) => services.dataImports.run(job), { retryLimit: 0, expireInSeconds: 3600 });
   // Rendering a stored file is deterministic too: a node that cannot be rendered fails again.
   await services.queue.register('figma_code_generation', (job) => services.figma.run(job), { retryLimit: 0, expireInSeconds: 300 });
 }

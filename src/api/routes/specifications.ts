@@ -6,6 +6,7 @@ import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
 import { ACCESS_MODES } from '../../specifications/access-proposal.ts';
+import { OnErrorSchema } from './data-imports.ts';
 
 const SourceSchema = Type.Object({
   attachmentId: Uuid,
@@ -138,13 +139,29 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
           operationId: 'applySpecification',
           summary: 'Apply: a new application (201), or one change adding what an application of the project lacks (200; 409 listing clashes)',
           params: SpecificationParams,
-          body: Type.Optional(Type.Object({ applicationId: Type.Optional(Uuid), name: Type.Optional(Type.String({ maxLength: 200 })) })),
+          description:
+            'With `publish: true` the applied version is published too (a deployment job); with `importData: true` as well, the rows of the specification’s attachments are imported into it once it is served (a `data_import` job, listed in the answer’s `status.jobs` with `metadata.dataImportId`; its report at `GET …/applications/{applicationId}/data-imports/{dataImportId}`).',
+          body: Type.Optional(
+            Type.Object({
+              applicationId: Type.Optional(Uuid),
+              name: Type.Optional(Type.String({ maxLength: 200 })),
+              publish: Type.Optional(Type.Boolean({ description: 'Publish the applied version (as POST …/publish).' })),
+              importData: Type.Optional(Type.Boolean({ description: 'With publish: import the rows of the attachments into the published version.' })),
+              onError: Type.Optional(OnErrorSchema),
+            }),
+          ),
           response: { 200: ApplicationSchema, 201: ApplicationSchema, ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
-        const { created, application } = await specifications.apply(request.principal.customerId, request.params.projectId, request.params.specificationId, request.body ?? {});
-        return reply.status(created ? 201 : 200).send(application);
+        const { publish, importData, onError, ...input } = request.body ?? {};
+        const customerId = request.principal.customerId;
+        const { created, application } = await specifications.apply(customerId, request.params.projectId, request.params.specificationId, input);
+        if (!publish) return reply.status(created ? 201 : 200).send(application);
+        // apply → publish → import: the import job waits for the deployment to serve the version
+        await services.deployments.publish(customerId, application.id, application.serverVersion);
+        if (importData) await services.dataImports.create(customerId, application.id, { specificationId: request.params.specificationId, version: application.serverVersion, ...(onError ? { onError } : {}) });
+        return reply.status(created ? 201 : 200).send(await services.applications.get(customerId, application.id));
       },
     );
 

@@ -13,6 +13,7 @@ import { noteAppAnswer, noteAppRequest, trackAppRequests } from '../../monitorin
 import type { RequestLogWriter } from '../../monitoring/request-log.ts';
 import { sendFile } from '../../files/serve.ts';
 import { registerUploadRoute, UPLOAD_PATH } from './upload-route.ts';
+import { acceptImportBodies } from './import-routes.ts';
 import { answerHeaders, SHARED_ORIGIN_CSP } from './answer-headers.ts';
 import type { AppOrigins } from '../../tools/app-origin.ts';
 
@@ -66,6 +67,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
 
   return async (fastify: FastifyInstance): Promise<void> => {
     if (options.requestLog) trackAppRequests(fastify, options.requestLog);
+    acceptImportBodies(fastify);
     const appRoute: RouteOptions = {
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: `${options.appsPath}/:applicationId/api/:version/*`,

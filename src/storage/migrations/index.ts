@@ -19,6 +19,7 @@ import * as versionBlobs from './017-version-blobs.ts';
 import * as applicationManifests from './018-application-manifests.ts';
 import * as auditApplications from './019-audit-applications.ts';
 import * as fileProjects from './020-file-projects.ts';
+import * as dataImports from './021-data-imports.ts';
 
 export interface Migration {
   version: number;
@@ -48,4 +49,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 18, name: 'application-manifests', up: applicationManifests.up },
   { version: 19, name: 'audit-applications', up: auditApplications.up },
   { version: 20, name: 'file-projects', up: fileProjects.up },
+  { version: 21, name: 'data-imports', up: dataImports.up },
 ];

@@ -1,0 +1,419 @@
+/**
+ * The streamed writer of an import: rows in, records out, in batches of multi-row INSERTs
+ * (`json_to_recordset` of one JSON parameter per batch: one statement, one plan, any width),
+ * on both drivers. Each row passes the write path's field checks (`validateWrite`: types, enums,
+ * required); access rules do not apply (an administrator's import).
+ *
+ * Source keys become record ids through the key map: a table whose rows others point at keeps
+ * `key → id` for each row, so a foreign key lands on the record made from the row it named,
+ * whether that row came before or after it. A reference to a row not written yet (a cycle, a
+ * self-reference further down) is set in a second pass at the end when the field is optional.
+ *
+ * `abort`: the first bad row stops the import (the caller's transaction rolls back).
+ * `skip`: a bad row is reported and left out; a batch the database refuses is retried row by row
+ * under savepoints, so only the rows it refuses are left out.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../storage/db.ts';
+import { ident } from '../storage/sql.ts';
+import { isUuid, uuidv7 } from '../tools/ids.ts';
+import { Problem } from '../errors.ts';
+import { PRIMITIVE_SQL_TYPES } from '../compiler/schema/columns.ts';
+import type { CompiledApp, CompiledField, CompiledModel } from '../runtime/compiled-app.ts';
+import { validateWrite } from '../runtime/writes/values.ts';
+import { expressionDefaults } from '../runtime/writes/defaults.ts';
+import type { TablePlan } from './plan.ts';
+import type { SourceRow } from './sql-source.ts';
+import { fieldValue, keyOf, ValueError } from './values.ts';
+
+export type OnError = 'abort' | 'skip';
+
+export interface ModelReport {
+  model: string;
+  rows: number;
+  imported: number;
+  rejected: number;
+}
+
+export interface RowError {
+  model: string;
+  /** The row's place among its table's rows, from 1. */
+  row: number;
+  /** The line of the document it was read from, when known. */
+  line?: number;
+  path: string;
+  message: string;
+}
+
+export interface ImportReport {
+  models: ModelReport[];
+  errors: RowError[];
+  /** Columns and tables left out, said once each. */
+  notes: string[];
+}
+
+/** The first bad row of an `abort` import: the import stops and nothing is kept. */
+export class ImportAborted extends Error {
+  override name = 'ImportAborted';
+  constructor(readonly error: RowError) {
+    super(`Row ${error.row} of ${error.model}${error.line ? ` (line ${error.line})` : ''}: ${error.path || 'the row'} ${error.message}`);
+  }
+}
+
+export const MAX_REPORTED_ERRORS = 100;
+/**
+ * Rows per INSERT (one JSON parameter). Small enough that a batch's rows die young: rows kept
+ * across many scavenges are promoted and pile up as old-space garbage until a full collection
+ * (measured at 100,000 rows: RSS +115 MB with 2,000 a batch, +88 MB with 500), and large enough
+ * that round trips stay a small part of the time (one batch is in flight while the next fills).
+ */
+const DEFAULT_BATCH = 500;
+
+interface KeyEntry {
+  id: string;
+  written: boolean;
+}
+
+interface PendingRef {
+  model: CompiledModel;
+  field: CompiledField;
+  id: string;
+  target: KeyEntry;
+  row: number;
+  line: number;
+}
+
+/** A checked row waiting for its batch: kept as its JSON (compact, soon garbage) and its many-to-many ids. */
+interface Staged {
+  id: string;
+  /** `{"id":…,"column":value,…}` of the row's own columns. */
+  json: string;
+  /** Columns the row sets (a batch inserts their union; a row without one gives null). */
+  fields: CompiledField[];
+  /** Many-to-many ids the row sets (stored in a join table). */
+  links?: Array<[CompiledField, string[]]>;
+  row: number;
+  line: number;
+  key: KeyEntry | undefined;
+}
+
+function sqlTypeOf(field: CompiledField): string {
+  if (field.relation) return 'uuid';
+  const type = (PRIMITIVE_SQL_TYPES as Readonly<Record<string, string>>)[field.to] ?? 'text';
+  return field.many && type !== 'jsonb' ? `${type}[]` : type;
+}
+
+function isFileType(field: CompiledField): boolean {
+  return field.to === 'p_FILE' || field.to === 'p_IMAGE' || field.to === 'p_VIDEO';
+}
+
+export interface WriterOptions {
+  onError: OnError;
+  batchSize?: number;
+  /** Told after each batch: rows read so far over every table. */
+  onProgress?: (rowsRead: number) => void | Promise<void>;
+}
+
+export class ImportWriter {
+  private readonly keys = new Map<string, Map<string, KeyEntry>>();
+  private readonly done = new Set<string>();
+  private readonly pending: PendingRef[] = [];
+  private readonly reports = new Map<string, ModelReport>();
+  readonly errors: RowError[] = [];
+  readonly notes: string[] = [];
+  private rowsRead = 0;
+  private savepoint = 0;
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly app: CompiledApp,
+    private readonly options: WriterOptions,
+  ) {}
+
+  private report(model: CompiledModel): ModelReport {
+    let report = this.reports.get(model.name);
+    if (!report) this.reports.set(model.name, (report = { model: model.name, rows: 0, imported: 0, rejected: 0 }));
+    return report;
+  }
+
+  private keyMap(table: string): Map<string, KeyEntry> {
+    let map = this.keys.get(table);
+    if (!map) this.keys.set(table, (map = new Map()));
+    return map;
+  }
+
+  private entry(table: string, key: string): KeyEntry {
+    const map = this.keyMap(table);
+    let entry = map.get(key);
+    if (!entry) map.set(key, (entry = { id: uuidv7(), written: false }));
+    return entry;
+  }
+
+  private reject(report: ModelReport | undefined, error: RowError): void {
+    if (this.options.onError === 'abort') throw new ImportAborted(error);
+    if (report) report.rejected += 1;
+    if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push(error);
+  }
+
+  /** Writes one table's rows: a model's records, or a join table's pairs. */
+  async table(plan: TablePlan, rows: Iterable<SourceRow> | AsyncIterable<SourceRow>): Promise<void> {
+    if (plan.join) await this.joinRows(plan, rows);
+    else if (plan.model) await this.modelRows(plan, plan.model, rows);
+    this.done.add(plan.source);
+  }
+
+  private async modelRows(plan: TablePlan, model: CompiledModel, rows: Iterable<SourceRow> | AsyncIterable<SourceRow>): Promise<void> {
+    const report = this.report(model);
+    const defaults = expressionDefaults(this.app, model, null);
+    const batchSize = this.options.batchSize ?? DEFAULT_BATCH;
+    let batch: Staged[] = [];
+    const layouts = new WeakMap<string[], Array<{ index: number; binding: NonNullable<ReturnType<TablePlan['bindings']['get']>> }>>();
+    const keyIndex = new WeakMap<string[], number>();
+    const droppedFiles = new Set<string>();
+    let inflight: Promise<void> = Promise.resolve();
+    let failure: { error: unknown } | undefined;
+    const settle = async () => {
+      await inflight;
+      if (failure) throw failure.error;
+    };
+    for await (const row of rows) {
+      report.rows += 1;
+      this.rowsRead += 1;
+      const ordinal = report.rows;
+      const fail = (path: string, message: string) => this.reject(report, { model: model.name, row: ordinal, line: row.line, path, message });
+      if (row.unreadable) {
+        fail('', row.unreadable);
+        continue;
+      }
+      let layout = layouts.get(row.columns);
+      if (!layout) {
+        layout = row.columns.flatMap((column, index) => {
+          const binding = plan.bindings.get(column.toLowerCase());
+          return binding ? [{ index, binding }] : [];
+        });
+        layouts.set(row.columns, layout);
+        keyIndex.set(row.columns, plan.keyColumn ? row.columns.findIndex((c) => c.toLowerCase() === plan.keyColumn) : -1);
+      }
+      const at = keyIndex.get(row.columns) ?? -1;
+      const key = at >= 0 ? keyOf(row.values[at] ?? null) : null;
+      const own = plan.referenced && key !== null ? this.entry(plan.source, key) : undefined;
+      if (own?.written) {
+        fail(`/${plan.keyColumn}`, `repeats the key ${key} of an earlier row`);
+        continue;
+      }
+      const given = plan.idColumn ? row.values[row.columns.indexOf(plan.idColumn)] : undefined;
+      const id = typeof given === 'string' && isUuid(given) ? given.toLowerCase() : (own?.id ?? uuidv7());
+      const body: Record<string, unknown> = {};
+      const later: Array<{ field: CompiledField; target: KeyEntry }> = [];
+      let bad = false;
+      for (const { index, binding } of layout) {
+        const raw = row.values[index] ?? null;
+        const field = binding.field;
+        if (binding.kind === 'value') {
+          if (isFileType(field) && raw !== null && !(typeof raw === 'string' && raw.startsWith('https://'))) {
+            droppedFiles.add(field.name);
+            continue;
+          }
+          try {
+            body[field.name] = fieldValue(field, raw, row.cells);
+          } catch (error) {
+            if (!(error instanceof ValueError)) throw error;
+            fail(`/${field.name}`, error.message);
+            bad = true;
+            break;
+          }
+          continue;
+        }
+        const refKey = keyOf(raw);
+        if (refKey === null) {
+          body[field.name] = null;
+          continue;
+        }
+        const known = this.keys.get(binding.target)?.get(refKey);
+        // written: in an earlier batch, or staged in this one (a statement's rows may point at each other)
+        if (known?.written) {
+          body[field.name] = known.id;
+        } else if (this.done.has(binding.target)) {
+          fail(`/${field.name}`, `points at ${binding.target} ${refKey}, which the data does not hold`);
+          bad = true;
+          break;
+        } else if (!field.required) {
+          later.push({ field, target: this.entry(binding.target, refKey) });
+          body[field.name] = null;
+        } else body[field.name] = this.entry(binding.target, refKey).id;
+      }
+      if (bad) continue;
+      let values: Map<CompiledField, unknown>;
+      try {
+        values = validateWrite(model, body, 'create', defaults).values;
+      } catch (error) {
+        if (!(error instanceof Problem)) throw error;
+        const first = error.errors?.[0];
+        fail(first?.path ?? '', first?.message ?? error.message);
+        continue;
+      }
+      for (const { field, target } of later) this.pending.push({ model, field, id, target, row: ordinal, line: row.line });
+      if (own) own.written = true;
+      const out: Record<string, unknown> = { id };
+      const fields: CompiledField[] = [];
+      let links: Staged['links'];
+      for (const [field, value] of values) {
+        if (field.column !== null) {
+          out[field.column] = value;
+          fields.push(field);
+        } else if (field.relation && Array.isArray(value) && value.length > 0) (links ??= []).push([field, value as string[]]);
+      }
+      batch.push({ id, json: JSON.stringify(out), fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
+      if (batch.length >= batchSize) {
+        // one batch in flight while the next is read and checked
+        await settle();
+        const full = batch;
+        batch = [];
+        inflight = this.flush(model, report, full).catch((error: unknown) => {
+          failure = { error };
+        });
+        await this.options.onProgress?.(this.rowsRead);
+      }
+    }
+    await settle();
+    await this.flush(model, report, batch);
+    for (const name of droppedFiles) this.notes.push(`${model.name}.${name}: values that are not https URLs (binary data) were left out`);
+    await this.options.onProgress?.(this.rowsRead);
+  }
+
+  private async flush(model: CompiledModel, report: ModelReport, batch: Staged[]): Promise<void> {
+    if (batch.length === 0) return;
+    if (this.options.onError === 'abort') {
+      await this.insert(model, batch);
+      report.imported += batch.length;
+      return;
+    }
+    if (await this.tryInsert(model, batch)) {
+      report.imported += batch.length;
+      return;
+    }
+    for (const staged of batch) {
+      if (await this.tryInsert(model, [staged])) report.imported += 1;
+      else {
+        if (staged.key) staged.key.written = false;
+        this.reject(report, { model: model.name, row: staged.row, line: staged.line, path: '', message: this.lastMessage || 'was refused by the database' });
+      }
+    }
+  }
+
+  /** Why the database refused the last insert tried under a savepoint. */
+  private lastMessage = '';
+
+  /** Runs `work` under a savepoint: null when it succeeded, else its error (everything it did undone). */
+  private async savepointed(work: () => Promise<void>): Promise<unknown> {
+    const name = `import_${++this.savepoint}`;
+    await sql`savepoint ${sql.raw(name)}`.execute(this.executor);
+    try {
+      await work();
+      await sql`release savepoint ${sql.raw(name)}`.execute(this.executor);
+      return null;
+    } catch (error) {
+      await sql`rollback to savepoint ${sql.raw(name)}`.execute(this.executor);
+      return error ?? new Error('refused');
+    }
+  }
+
+  /** True when written; false (nothing of it kept, `lastMessage` says why) when the database refused it. */
+  private async tryInsert(model: CompiledModel, batch: Staged[]): Promise<boolean> {
+    const error = await this.savepointed(() => this.insert(model, batch));
+    if (error) this.lastMessage = databaseMessage(error);
+    return error === null;
+  }
+
+  private async insert(model: CompiledModel, batch: Staged[]): Promise<void> {
+    const columns = [...new Set(batch.flatMap((staged) => staged.fields))];
+    const names = [sql`id`, ...columns.map((f) => ident(f.column!))];
+    const types = [sql`id uuid`, ...columns.map((f) => sql`${ident(f.column!)} ${sql.raw(sqlTypeOf(f))}`)];
+    const rows = `[${batch.map((staged) => staged.json).join(',')}]`;
+    await sql`insert into ${ident(this.app.schema, model.table)} (${sql.join(names)})
+      select ${sql.join(names)} from json_to_recordset(cast(${rows} as json)) as r(${sql.join(types)})`.execute(this.executor);
+    // many-to-manys set by a row's values (an NDJSON row's id array), in their join tables
+    for (const staged of batch) for (const [field, ids] of staged.links ?? []) await this.linkMany(field, staged.id, ids);
+  }
+
+  private async linkMany(field: CompiledField, id: string, targets: string[]): Promise<void> {
+    const storage = field.relation!.storage;
+    if (storage.kind !== 'joinTable') return;
+    const pairs = targets.map((target) => ({ a: id, b: target }));
+    await this.insertPairs(storage.table, storage.selfColumn, storage.otherColumn, pairs);
+  }
+
+  private async insertPairs(table: string, selfColumn: string, otherColumn: string, pairs: Array<{ a: string; b: string }>): Promise<void> {
+    await sql`insert into ${ident(this.app.schema, table)} (${ident(selfColumn)}, ${ident(otherColumn)})
+      select a, b from json_to_recordset(cast(${JSON.stringify(pairs)} as json)) as r(a uuid, b uuid)
+      on conflict do nothing`.execute(this.executor);
+  }
+
+  /** A join table's rows: pairs of the two records its keys name, in the many-to-many. */
+  private async joinRows(plan: TablePlan, rows: Iterable<SourceRow> | AsyncIterable<SourceRow>): Promise<void> {
+    const join = plan.join!;
+    const ownerModel = this.app.models.find((m) => m.fields.includes(join.field))!;
+    const label = `${ownerModel.name}.${join.field.name}`;
+    const report = this.reports.get(label) ?? { model: label, rows: 0, imported: 0, rejected: 0 };
+    this.reports.set(label, report);
+    const storage = join.field.relation!.storage;
+    if (storage.kind !== 'joinTable') return;
+    let pairs: Array<{ a: string; b: string; row: number; line: number }> = [];
+    const write = async () => {
+      if (pairs.length === 0) return;
+      const batch = pairs;
+      pairs = [];
+      const insert = () => this.insertPairs(storage.table, storage.selfColumn, storage.otherColumn, batch);
+      const error = this.options.onError === 'abort' ? await insert().then(() => null) : await this.savepointed(insert);
+      if (error === null) report.imported += batch.length;
+      else for (const pair of batch) this.reject(report, { model: label, row: pair.row, line: pair.line, path: '', message: databaseMessage(error) });
+    };
+    for await (const row of rows) {
+      report.rows += 1;
+      this.rowsRead += 1;
+      const lowerColumns = row.columns.map((c) => c.toLowerCase());
+      const self = keyOf(row.values[lowerColumns.indexOf(join.selfColumn)] ?? null);
+      const other = keyOf(row.values[lowerColumns.indexOf(join.otherColumn)] ?? null);
+      const a = self === null ? undefined : this.keys.get(join.selfTarget)?.get(self);
+      const b = other === null ? undefined : this.keys.get(join.otherTarget)?.get(other);
+      if (!a?.written || !b?.written) {
+        const [column, table, key] = !a?.written ? [join.selfColumn, join.selfTarget, self] : [join.otherColumn, join.otherTarget, other];
+        this.reject(report, { model: label, row: report.rows, line: row.line, path: `/${column}`, message: `points at ${table} ${key}, which the data does not hold` });
+        continue;
+      }
+      pairs.push({ a: a.id, b: b.id, row: report.rows, line: row.line });
+      if (pairs.length >= (this.options.batchSize ?? DEFAULT_BATCH)) await write();
+    }
+    await write();
+  }
+
+  /** Sets the references that pointed at rows written later; answers the report. */
+  async finish(): Promise<ImportReport> {
+    const groups = new Map<CompiledField, PendingRef[]>();
+    for (const ref of this.pending) {
+      if (!ref.target.written) {
+        // the row was written, its reference left empty: reported, not counted as rejected
+        this.reject(undefined, { model: ref.model.name, row: ref.row, line: ref.line, path: `/${ref.field.name}`, message: 'points at a row the data does not hold; left empty' });
+        continue;
+      }
+      const list = groups.get(ref.field) ?? [];
+      list.push(ref);
+      groups.set(ref.field, list);
+    }
+    for (const [field, refs] of groups) {
+      const model = refs[0]!.model;
+      for (let at = 0; at < refs.length; at += DEFAULT_BATCH) {
+        const pairs = refs.slice(at, at + DEFAULT_BATCH).map((r) => ({ id: r.id, target: r.target.id }));
+        await sql`update ${ident(this.app.schema, model.table)} t set ${ident(field.column!)} = r.target
+          from json_to_recordset(cast(${JSON.stringify(pairs)} as json)) as r(id uuid, target uuid) where t.id = r.id`.execute(this.executor);
+      }
+    }
+    return { models: [...this.reports.values()], errors: this.errors, notes: this.notes };
+  }
+}
+
+function databaseMessage(error: unknown): string {
+  const err = error as { message?: string; detail?: string };
+  const detail = err.detail ? ` (${err.detail})` : '';
+  return `was refused by the database: ${err.message ?? String(error)}${detail}`;
+}
