@@ -116,6 +116,7 @@ export function mergeDrafts(drafts: SourcedDraft[]): Merged {
           ...(df.enum ? { enum: df.enum } : {}),
           ...(df.defaultValue !== undefined ? { defaultValue: df.defaultValue } : {}),
           ...(df.partner ? { partner: fieldName(df.partner) } : {}),
+          ...(df.writeOnly ? { writeOnly: true } : {}),
           source: at(df.locator),
         };
         if (isOwnKey(name, field)) continue; // every record has its own id

@@ -1,0 +1,87 @@
+/**
+ * Relationships an API document states without a `$ref`: a key property beside a model of
+ * that name (`Order.petId` beside `Pet`, `Invoice.BrandingThemeID`) points at it; and a list of
+ * shared records (`Pet.tags: [Tag]`, where a Tag has its own id and is no part of one Pet) is a
+ * many-to-many, written as a join draft model that build.ts turns into one.
+ */
+import { fieldName, modelName } from '../names.ts';
+import type { DraftModel, DraftWarning } from './types.ts';
+
+const SHOWN = 20;
+/** Fields of a record that only names or labels something: a tag, a category, a label. */
+const NAMING = new Set(['id', 'uid', 'uuid', 'name', 'title', 'label', 'description', 'color', 'colour', 'code', 'slug', 'url', 'key', 'value']);
+const MAX_TAG_FIELDS = 6;
+
+const flat = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+function listed(items: string[]): string {
+  const more = items.length > SHOWN ? ` and ${items.length - SHOWN} more` : '';
+  return `${items.slice(0, SHOWN).join(', ')}${more}`;
+}
+
+/** `petId`, `pet_id`, `AccountID` → `pet`, `pet`, `Account`; anything else → undefined. */
+function keyBase(name: string): string | undefined {
+  const match = /^(.+?)[_-]?(?:Id|ID|id)$/.exec(name);
+  return match && /[A-Za-z]/.test(match[1]!) ? match[1] : undefined;
+}
+
+export function linkModels(models: DraftModel[], collections: ReadonlySet<string>): DraftWarning[] {
+  const warnings: DraftWarning[] = [];
+  const byKey = new Map(models.map((m) => [modelName(m.name), m]));
+  const keyed: string[] = [];
+  let firstKey: string | undefined;
+  for (const model of models) {
+    const own = modelName(model.name);
+    const related = new Set(model.fields.filter((f) => typeof f.type !== 'string').map((f) => fieldName(f.name)));
+    model.fields = model.fields.map((field) => {
+      const base = typeof field.type === 'string' && !field.many && !field.enum && (field.type === 'p_NUMBER' || field.type === 'p_TEXT') ? keyBase(field.name) : undefined;
+      const target = base ? byKey.get(modelName(base)) : undefined;
+      if (!base || !target || modelName(base) === own || related.has(fieldName(base))) return field;
+      keyed.push(`${model.name}.${field.name} → ${target.name}`);
+      firstKey ??= field.locator;
+      const { enum: _enum, defaultValue: _default, ...rest } = field;
+      return { ...rest, type: { model: target.name } };
+    });
+  }
+  if (keyed.length > 0) {
+    warnings.push({ locator: firstKey!, message: `key properties beside a model of their name made relationships to it: ${listed(keyed)}.` });
+  }
+
+  const hasIdentity = (m: DraftModel) => m.fields.some((f) => ['id', 'uid', 'uuid', `${flat(m.name)}id`].includes(flat(f.name)));
+  const pointsAt = (m: DraftModel, target: string, many: boolean) =>
+    m.fields.filter((f) => typeof f.type !== 'string' && modelName(f.type.model) === target && f.many === many);
+  const tagLike = (m: DraftModel) =>
+    m.fields.length <= MAX_TAG_FIELDS && m.fields.every((f) => typeof f.type === 'string' && NAMING.has(flat(f.name)));
+  const joins: DraftModel[] = [];
+  const shared: string[] = [];
+  const taken = new Set(byKey.keys());
+  for (const model of models) {
+    const source = modelName(model.name);
+    for (const field of [...model.fields]) {
+      if (typeof field.type === 'string' || !field.many) continue;
+      const targetKey = modelName(field.type.model);
+      const target = byKey.get(targetKey);
+      if (!target || targetKey === source || !hasIdentity(target) || pointsAt(target, source, false).length > 0) continue;
+      if (!collections.has(targetKey) && !tagLike(target)) continue;
+      // Several lists of one model (`writers`, `artists` of Staff) are roles a many-to-many cannot tell apart.
+      if (pointsAt(model, targetKey, true).length > 1) continue;
+      model.fields = model.fields.filter((f) => f !== field);
+      // The other side's list of these records is the many-to-many's partner, not a relationship of its own.
+      const back = pointsAt(target, source, true)[0];
+      if (back) target.fields = target.fields.filter((f) => f !== back);
+      let name = `${source}${targetKey}Link`;
+      for (let n = 2; taken.has(modelName(name)); n++) name = `${source}${targetKey}Link${n}`;
+      taken.add(modelName(name));
+      joins.push({ name, fields: [], joinOf: [model.name, target.name], locator: field.locator });
+      shared.push(`${model.name}.${field.name} (${target.name})`);
+    }
+  }
+  if (shared.length > 0) {
+    warnings.push({
+      locator: joins[0]!.locator,
+      message: `lists of shared records with their own identity made many-to-many relationships (a record is listed by many): ${listed(shared)}.`,
+    });
+  }
+  models.push(...joins);
+  return warnings;
+}
