@@ -94,3 +94,33 @@ describe('a document that is no schema of data', () => {
     await expect(extractJsonSchema({ attachmentId: 'x', name: 'x.json', kind: 'jsonschema', bytes })).rejects.toThrow(ExtractionError);
   });
 });
+
+describe('Open Contracting Data Standard 1.1 release schema (JSON Schema draft-04, 31 definitions)', () => {
+  let draft: Draft;
+  beforeAll(async () => {
+    const bytes = readFileSync(new URL('../fixtures/jsonschema/release-schema.json', import.meta.url));
+    draft = await extractJsonSchema({ attachmentId: 'att-1', name: 'release-schema.json', kind: 'jsonschema', bytes });
+  });
+
+  it('makes each object definition a model', () => {
+    const names = draft.models.map((m) => m.name);
+    for (const name of ['Planning', 'Tender', 'Award', 'Contract', 'Implementation', 'Milestone', 'Document', 'Budget', 'Transaction', 'Organization', 'Item', 'Amendment', 'Address', 'ContactPoint', 'Value', 'Period', 'RelatedProcess']) {
+      expect(names).toContain(name);
+    }
+    expect(model(draft, 'Award').locator).toBe('#/definitions/Award');
+    expect(field(draft, 'Award', 'items')).toMatchObject({ type: { model: 'Item' }, many: true });
+    expect(field(draft, 'Tender', 'tenderPeriod')).toMatchObject({ type: { model: 'Period' }, many: false });
+  });
+
+  it('keeps the root, a release with data of its own (ocid, date, initiationType), as a model named from the file without "-schema"', () => {
+    const root = model(draft, 'release');
+    expect(root.locator).toBe('#');
+    expect(field(draft, 'release', 'ocid')).toMatchObject({ type: 'p_TEXT', required: true });
+    expect(field(draft, 'release', 'awards')).toMatchObject({ type: { model: 'Award' }, many: true });
+    expect(draft.warnings.some((w) => /only holds the definitions/.test(w.message))).toBe(false);
+  });
+
+  it('makes Contract.awardID, the id of the award the contract is for, a relationship to Award', () => {
+    expect(field(draft, 'Contract', 'awardID')).toMatchObject({ type: { model: 'Award' }, many: false });
+  });
+});

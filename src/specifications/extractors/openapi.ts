@@ -99,11 +99,18 @@ function actions(document: Json, entityOf: (schema: unknown) => string | undefin
   return found;
 }
 
-/** Model names of the literal segments of the document's paths: `/api/v2/egg-group/{id}/` → `EggGroup`. */
+/**
+ * Model names of the collections the document serves at its top level: `/api/v2/egg-group/{id}/`
+ * → `EggGroup`. A collection under another record (`/Accounts/{AccountID}/Attachments`) holds
+ * that record's own children, not records shared by many.
+ */
 function collectionNames(document: Json): Set<string> {
   const names = new Set<string>();
   for (const path of Object.keys(isObject(document.paths) ? document.paths : {})) {
-    for (const segment of path.split('/')) if (/^[A-Za-z][\w-]*$/.test(segment)) names.add(modelName(segment));
+    for (const segment of path.split('/')) {
+      if (segment.startsWith('{')) break;
+      if (/^[A-Za-z][\w-]*$/.test(segment)) names.add(modelName(segment));
+    }
   }
   return names;
 }
