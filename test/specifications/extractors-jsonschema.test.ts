@@ -29,15 +29,16 @@ describe('CycloneDX 1.3 (JSON Schema draft-07)', () => {
     expect(extractorFor('jsonschema')).toBe(extractJsonSchema);
   });
 
-  it('makes the root a model (named from the file: its title is a sentence) with its required members', () => {
+  it('does not make the root a model: named after the file, it only holds the definitions (metadata, components, services…) and says what the document is (bomFormat, specVersion, serialNumber, version)', () => {
     expect(draft.title).toBe('CycloneDX Software Bill-of-Material Specification');
-    const root = model(draft, 'cyclonedx-bom');
-    expect(root.locator).toBe('#');
-    expect(field(draft, 'cyclonedx-bom', 'bomFormat')).toMatchObject({ type: 'p_TEXT', required: true, enum: ['CycloneDX'] });
-    expect(field(draft, 'cyclonedx-bom', 'version')).toMatchObject({ type: 'p_NUMBER', required: true, defaultValue: 1 });
-    expect(field(draft, 'cyclonedx-bom', 'serialNumber').required).toBe(false);
-    expect(field(draft, 'cyclonedx-bom', 'metadata')).toMatchObject({ type: { model: 'metadata' }, many: false });
-    expect(field(draft, 'cyclonedx-bom', 'components')).toMatchObject({ type: { model: 'component' }, many: true });
+    expect(draft.models.map((m) => m.name)).not.toContain('cyclonedx-bom');
+    expect(draft.models.some((m) => m.locator === '#')).toBe(false);
+    expect(draft.warnings.find((w) => w.locator === '#')?.message).toBe(
+      'the root schema (cyclonedx-bom) only holds the definitions and says what the document is: it is not made a model, its definitions are.',
+    );
+    // What it holds are models of their own.
+    expect(field(draft, 'metadata', 'component')).toMatchObject({ type: { model: 'component' }, many: false });
+    expect(field(draft, 'dependency', 'ref')).toMatchObject({ type: 'p_TEXT', required: true });
   });
 
   it('makes the object definitions models, and the string definitions (refType, hash-alg) values', () => {

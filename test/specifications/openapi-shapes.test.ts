@@ -160,6 +160,10 @@ describe('Harbor (Swagger 2.0, vendor Req/Resp/Entity naming)', () => {
   it('marks a property only a request shape has as write-only in the draft (UserCreationReq.password), and no other of User', () => {
     const user = draft.models.find((m) => m.name === 'User')!;
     expect(user.fields.filter((f) => f.writeOnly).map((f) => f.name)).toEqual(['password']);
+    // ProjectReq.project_name is Project.name under the entity's name, not a write-only field of its own.
+    const project = draft.models.find((m) => m.name === 'Project')!;
+    expect(project.fields.map((f) => f.name)).not.toContain('project_name');
+    expect(project.fields.find((f) => f.name === 'name')?.writeOnly).toBeUndefined();
   });
 
   it('leaves out the error shapes and the request shapes of no entity, each named', () => {

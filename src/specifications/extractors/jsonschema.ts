@@ -21,8 +21,8 @@ function rootName(title: unknown, fileName: string): string {
   return stem.replace(/[-_.]?v?\d+$/, '').replace(/[-_]?schema$/i, '') || 'Root';
 }
 
-/** Members that describe the document itself rather than a record: its format, version, schema. */
-const DOCUMENT_MEMBER = /^(\$?schema|\$?id|version|specversion|schemaversion|[a-z]*format|extensions|publisheddate|generatedat|license|licence)$/;
+/** Members that describe the document itself rather than a record: its format, version, schema, serial number. */
+const DOCUMENT_MEMBER = /^(\$?schema|\$?id|uri|serialnumber|version|specversion|schemaversion|[a-z]*format|extensions|publisheddate|generatedat|license|licence)$/;
 
 /**
  * Whether the root is a container of the definitions rather than a record: each of its members

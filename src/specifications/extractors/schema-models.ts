@@ -79,6 +79,21 @@ export interface SchemaPlan {
   envelopeOf: Map<string, string>;
 }
 
+const flatName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * A request shape's property that is the entity's own under the entity's name (`ProjectReq.project_name`
+ * beside `Project.name`) is that property, not a write-only one of its own.
+ */
+function dropPrefixedAliases(model: DraftModel): void {
+  const prefix = flatName(model.name);
+  const readable = new Set(model.fields.filter((f) => !f.writeOnly).map((f) => flatName(f.name)));
+  model.fields = model.fields.filter((f) => {
+    const flat = flatName(f.name);
+    return !(f.writeOnly && flat.startsWith(prefix) && readable.has(flat.slice(prefix.length)));
+  });
+}
+
 export class SchemaModels {
   private readonly byPointer = new Map<string, NamedSchema>();
   readonly warnings: DraftWarning[] = [];
@@ -247,6 +262,7 @@ export class SchemaModels {
         if (existing.writeOnly && !writeOnly) delete existing.writeOnly;
       }
     }
+    for (const { model } of byName.values()) dropPrefixedAliases(model);
     this.leftOutWarnings();
     if (this.nested.length > 0) {
       const shown = this.nested.slice(0, NESTED_LIMIT).join(', ');
