@@ -161,6 +161,11 @@ describe('circular $refs', () => {
     // inline objects such as MultiPart.headers are named in one warning, not turned into models
     expect(draft.warnings.filter((w) => /inline objects/.test(w.message))).toHaveLength(1);
     expect(draft.warnings.find((w) => /inline objects/.test(w.message))!.message).toMatch(/MultiPart\.headers/);
+    // MessageBodyWorkers is an object with no properties: left out, with the fields pointing at it.
+    expect(draft.models.map((m) => m.name)).not.toContain('MessageBodyWorkers');
+    expect(draft.warnings.find((w) => w.locator === '#/components/schemas/MessageBodyWorkers')?.message).toBe(
+      'MessageBodyWorkers is an object schema with no properties (an empty object): not made a model; the fields pointing at it left out too: BodyPart.messageBodyWorkers, FormDataBodyPart.messageBodyWorkers, MultiPart.messageBodyWorkers.',
+    );
   });
 });
 

@@ -186,8 +186,9 @@ function planVariants(plan: SchemaPlan, props: Map<string, Props>, nameOf: Map<s
     const size = (m: { pointer: string }) => props.get(m.pointer)!.size;
     const core = own ?? [...members].sort((a, b) => Number(a.request) - Number(b.request) || size(b) - size(a))[0]!;
     const coreKeys = new Set([...props.get(core.pointer)!.keys()].map(flat));
+    // Without the entity's own schema, each shape must share the core's properties to be one of it.
     const merged = members.filter((m) => {
-      if (m === core || !m.weak) return true;
+      if (m === core || (own && !m.weak)) return true;
       const keys = [...props.get(m.pointer)!.keys()].map(flat);
       return keys.every((k) => REFERENCE_KEYS.has(k)) || keys.filter((k) => coreKeys.has(k)).length * 2 >= keys.length;
     });
