@@ -232,7 +232,7 @@ export class SchemaModels {
   }
 
   models(): DraftModel[] {
-    const byName = new Map<string, { model: DraftModel; requestOnly: Set<string> }>();
+    const byName = new Map<string, { model: DraftModel; rank: number }>();
     for (const { name: schemaName, pointer } of this.named) {
       const schema = this.resolve(pointer);
       if (this.plan.leftOut.has(pointer) || !this.isModelSchema(schema)) continue;
@@ -242,11 +242,15 @@ export class SchemaModels {
       this.collect(schema, new Set([pointer]), collected);
       let entry = byName.get(name);
       if (!entry) {
-        entry = { model: { name, fields: [], locator: pointer }, requestOnly: new Set() };
+        entry = { model: { name, fields: [], locator: pointer }, rank: -2 };
         byName.set(name, entry);
       }
-      // The entity's own schema (`Pet` among `NewPet`, `PetUpdate`) gives the model's locator.
-      if (schemaName === name) entry.model.locator = pointer;
+      // The entity's own schema (`Pet` among `NewPet`, `PetUpdate`), else its largest response shape, gives the model's locator.
+      const rank = schemaName === name ? Infinity : request ? -1 : collected.properties.size;
+      if (rank > entry.rank) {
+        entry.model.locator = pointer;
+        entry.rank = rank;
+      }
       for (const [property, propertySchema] of collected.properties) {
         const locator = `${pointer}/properties/${escapePointer(property)}`;
         const field = this.field(name, property, propertySchema, collected.required.has(property), locator);
