@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSpecification, type BuiltSpecification } from '../../src/specifications/build.ts';
 import { extractOpenApi } from '../../src/specifications/extractors/openapi.ts';
+import { stemOf } from '../../src/specifications/extractors/schema-shapes.ts';
 import { validateDefinition } from '../../src/definition/validate.ts';
 import { findPartner } from '../../src/definition/relationships.ts';
 import type { AppDefinition, Field, Model } from '../../src/definition/schema.ts';
@@ -219,5 +220,18 @@ describe('Swagger Petstore (OpenAPI 3.0)', () => {
     expect(tags).toMatchObject({ to: model(def, 'Tag').id, max: null });
     const partner = findPartner(def, model(def, 'Pet'), tags);
     expect(partner).toMatchObject({ name: 'pets', max: null });
+  });
+});
+
+describe('the names of an entity\'s shapes', () => {
+  it('strips request, response and summary suffixes, versions and request prefixes at word ends only', () => {
+    expect(stemOf('UserCreationReq')).toEqual({ stem: 'User', request: true, weak: false });
+    expect(stemOf('RobotCreated')).toEqual({ stem: 'Robot', request: false, weak: false });
+    expect(stemOf('RobotCreateV1')).toEqual({ stem: 'Robot', request: true, weak: false });
+    expect(stemOf('NewTag')).toEqual({ stem: 'Tag', request: true, weak: false });
+    expect(stemOf('AbilitySummary')).toEqual({ stem: 'Ability', request: false, weak: true });
+    expect(stemOf('user_response')).toEqual({ stem: 'user', request: false, weak: false });
+    expect(stemOf('new_pet')).toEqual({ stem: 'pet', request: true, weak: false });
+    for (const plain of ['Pet', 'Database', 'Newsletter', 'Freq', 'Base']) expect(stemOf(plain).stem).toBe(plain);
   });
 });

@@ -21,7 +21,8 @@ function listed(items: string[]): string {
 
 /** `petId`, `pet_id`, `AccountID` → `pet`, `pet`, `Account`; anything else → undefined. */
 function keyBase(name: string): string | undefined {
-  const match = /^(.+?)[_-]?(?:Id|ID|id)$/.exec(name);
+  // `id` ends a word only after a separator (`pet_id`) or capitalised (`petId`, `AccountID`): never `paid`.
+  const match = /^(.+?)(?:[_-](?:id|Id|ID)|Id|ID)$/.exec(name);
   return match && /[A-Za-z]/.test(match[1]!) ? match[1] : undefined;
 }
 

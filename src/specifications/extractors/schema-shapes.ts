@@ -54,7 +54,7 @@ export function stemOf(name: string): Stem {
   let weak = false;
   for (let changed = true; changed; ) {
     changed = false;
-    const version = /^(.{2,}?)[_-]?V\d+$/.exec(stem);
+    const version = /^(.{2,}?)(?:[_-]?V|[_-]v)\d+$/.exec(stem);
     if (version) {
       stem = version[1]!;
       changed = true;
@@ -65,7 +65,8 @@ export function stemOf(name: string): Stem {
       [WEAK_SUFFIXES, false, true],
     ] as const) {
       for (const suffix of list) {
-        const match = new RegExp(`^(.{2,}?)[_-]?${suffix}$`).exec(stem);
+        // `ProjectReq`, `project_req`, `project-Req`
+        const match = new RegExp(`^(.{2,}?)(?:${suffix}|[_-](?:${suffix}|${suffix.toLowerCase()}))$`).exec(stem);
         // a suffix ends a word: `Req` in `ProjectReq`, never in `Freq`
         if (!match || !/[a-z0-9_-]$/.test(match[1]!) ) continue;
         stem = match[1]!;
@@ -76,9 +77,9 @@ export function stemOf(name: string): Stem {
     }
   }
   for (const prefix of REQUEST_PREFIXES) {
-    const match = new RegExp(`^${prefix}[_-]?([A-Z].+)$`).exec(stem);
+    const match = new RegExp(`^(?:${prefix}[_-]?([A-Z].+)|${prefix.toLowerCase()}[_-](.+))$`).exec(stem);
     if (match) {
-      stem = match[1]!;
+      stem = (match[1] ?? match[2])!;
       request = true;
     }
   }
@@ -173,13 +174,15 @@ function planVariants(plan: SchemaPlan, props: Map<string, Props>, nameOf: Map<s
     if (plan.leftOut.has(pointer)) continue;
     const name = nameOf.get(pointer)!;
     const stem = stemOf(name);
-    families.set(stem.stem, [...(families.get(stem.stem) ?? []), { pointer, name, ...stem }]);
+    // `user_response` and `User` are shapes of one entity: stems meet without case or separators.
+    const key = flat(stem.stem);
+    families.set(key, [...(families.get(key) ?? []), { pointer, name, ...stem }]);
   }
-  for (const [stem, members] of families) {
-    const own = members.find((m) => m.name === stem);
+  for (const [key, members] of families) {
+    const own = members.find((m) => flat(m.name) === key);
     if (members.length === 1 && !own) {
       const only = members[0]!;
-      if (only.request) plan.leftOut.set(only.pointer, `is a request shape of no entity of the document (no ${stem} schema to merge it into)`);
+      if (only.request) plan.leftOut.set(only.pointer, `is a request shape of no entity of the document (no ${only.stem} schema to merge it into)`);
       continue;
     }
     if (members.length === 1) continue;
@@ -193,6 +196,7 @@ function planVariants(plan: SchemaPlan, props: Map<string, Props>, nameOf: Map<s
       return keys.every((k) => REFERENCE_KEYS.has(k)) || keys.filter((k) => coreKeys.has(k)).length * 2 >= keys.length;
     });
     if (merged.length < 2) continue;
+    const stem = own?.name ?? core.stem;
     for (const m of merged) {
       plan.modelName.set(m.pointer, stem);
       if (m.request) plan.request.add(m.pointer);
