@@ -5,7 +5,7 @@
  * many-to-many, written as a join draft model that build.ts turns into one.
  */
 import { fieldName, modelName } from '../names.ts';
-import type { DraftModel, DraftWarning } from './types.ts';
+import type { DraftField, DraftModel, DraftWarning } from './types.ts';
 
 const SHOWN = 20;
 /** Fields of a record that only names or labels something: a tag, a category, a label. */
@@ -48,28 +48,40 @@ export function linkModels(models: DraftModel[], collections: ReadonlySet<string
     warnings.push({ locator: firstKey!, message: `key properties beside a model of their name made relationships to it: ${listed(keyed)}.` });
   }
 
+  // Per model: its relationship fields by target, to-one and to-many apart (linear in the fields, whatever their number).
+  const links = new Map<DraftModel, { one: Set<string>; many: Map<string, DraftField[]> }>();
+  for (const m of models) {
+    const index = { one: new Set<string>(), many: new Map<string, DraftField[]>() };
+    for (const f of m.fields) {
+      if (typeof f.type === 'string') continue;
+      const target = modelName(f.type.model);
+      if (!f.many) index.one.add(target);
+      else if (index.many.has(target)) index.many.get(target)!.push(f);
+      else index.many.set(target, [f]);
+    }
+    links.set(m, index);
+  }
   const hasIdentity = (m: DraftModel) => m.fields.some((f) => ['id', 'uid', 'uuid', `${flat(m.name)}id`].includes(flat(f.name)));
-  const pointsAt = (m: DraftModel, target: string, many: boolean) =>
-    m.fields.filter((f) => typeof f.type !== 'string' && modelName(f.type.model) === target && f.many === many);
   const tagLike = (m: DraftModel) =>
     m.fields.length <= MAX_TAG_FIELDS && m.fields.every((f) => typeof f.type === 'string' && NAMING.has(flat(f.name)));
   const joins: DraftModel[] = [];
   const shared: string[] = [];
+  const removed = new Set<DraftField>();
   const taken = new Set(byKey.keys());
   for (const model of models) {
     const source = modelName(model.name);
-    for (const field of [...model.fields]) {
-      if (typeof field.type === 'string' || !field.many) continue;
-      const targetKey = modelName(field.type.model);
+    for (const [targetKey, lists] of links.get(model)!.many) {
       const target = byKey.get(targetKey);
-      if (!target || targetKey === source || !hasIdentity(target) || pointsAt(target, source, false).length > 0) continue;
-      if (!collections.has(targetKey) && !tagLike(target)) continue;
       // Several lists of one model (`writers`, `artists` of Staff) are roles a many-to-many cannot tell apart.
-      if (pointsAt(model, targetKey, true).length > 1) continue;
-      model.fields = model.fields.filter((f) => f !== field);
+      if (!target || targetKey === source || lists.length > 1 || removed.has(lists[0]!)) continue;
+      const targetLinks = links.get(target)!;
+      if (targetLinks.one.has(source) || !hasIdentity(target)) continue;
+      if (!collections.has(targetKey) && !tagLike(target)) continue;
+      const field = lists[0]!;
+      removed.add(field);
       // The other side's list of these records is the many-to-many's partner, not a relationship of its own.
-      const back = pointsAt(target, source, true)[0];
-      if (back) target.fields = target.fields.filter((f) => f !== back);
+      const back = targetLinks.many.get(source);
+      if (back?.length === 1) removed.add(back[0]!);
       let name = `${source}${targetKey}Link`;
       for (let n = 2; taken.has(modelName(name)); n++) name = `${source}${targetKey}Link${n}`;
       taken.add(modelName(name));
@@ -77,6 +89,7 @@ export function linkModels(models: DraftModel[], collections: ReadonlySet<string
       shared.push(`${model.name}.${field.name} (${target.name})`);
     }
   }
+  if (removed.size > 0) for (const m of models) m.fields = m.fields.filter((f) => !removed.has(f));
   if (shared.length > 0) {
     warnings.push({
       locator: joins[0]!.locator,

@@ -57,13 +57,19 @@ export async function refResolver(document: Json): Promise<(ref: string) => unkn
     .catch((error: unknown) => {
       throw new ExtractionError(`the document's $refs cannot be resolved: ${(error as Error).message}`);
     });
+  // Each `$ref` looked up once: a document's schemas point at the same few many times over.
+  const cache = new Map<string, unknown>();
   return (ref: string) => {
     if (!ref.startsWith('#')) return undefined;
+    if (cache.has(ref)) return cache.get(ref);
+    let value: unknown;
     try {
-      return $refs.get(ref);
+      value = $refs.get(ref);
     } catch {
-      return undefined;
+      value = undefined;
     }
+    cache.set(ref, value);
+    return value;
   };
 }
 
@@ -138,12 +144,27 @@ export class SchemaModels {
     const items = isObject(schema.items) ? schema.items : {};
     const ref = typeof schema.$ref === 'string' ? schema.$ref : (this.wrappedRef(schema) ?? (typeof items.$ref === 'string' ? items.$ref : this.wrappedRef(items)));
     if (!ref || !this.plan.leftOut.has(ref)) return false;
-    this.pointing.set(ref, [...(this.pointing.get(ref) ?? []), where]);
+    const list = this.pointing.get(ref);
+    if (list) list.push(where);
+    else this.pointing.set(ref, [where]);
     return true;
   }
 
+  private readonly collected = new Map<string, { properties: Map<string, unknown>; required: Set<string> }>();
+
+  /** A named schema's properties and required names, collected once for the plan and the models. */
+  propertiesOf(pointer: string): { properties: Map<string, unknown>; required: Set<string> } {
+    let out = this.collected.get(pointer);
+    if (!out) {
+      out = { properties: new Map<string, unknown>(), required: new Set<string>() };
+      this.collect(this.resolve(pointer), new Set([pointer]), out);
+      this.collected.set(pointer, out);
+    }
+    return out;
+  }
+
   /** Properties and required names, `allOf` merged (each `$ref` followed once). */
-  collect(schema: unknown, seen: Set<string>, out: { properties: Map<string, unknown>; required: Set<string> }): void {
+  private collect(schema: unknown, seen: Set<string>, out: { properties: Map<string, unknown>; required: Set<string> }): void {
     if (!isObject(schema)) return;
     if (typeof schema.$ref === 'string') {
       if (seen.has(schema.$ref)) return;
@@ -232,17 +253,17 @@ export class SchemaModels {
   }
 
   models(): DraftModel[] {
-    const byName = new Map<string, { model: DraftModel; rank: number }>();
+    // Fields by name per model, so a schema of many properties merges in linear time.
+    const byName = new Map<string, { model: DraftModel; rank: number; byField: Map<string, DraftField> }>();
     for (const { name: schemaName, pointer } of this.named) {
       const schema = this.resolve(pointer);
       if (this.plan.leftOut.has(pointer) || !this.isModelSchema(schema)) continue;
       const name = this.plan.modelName.get(pointer) ?? schemaName;
       const request = this.plan.request.has(pointer);
-      const collected = { properties: new Map<string, unknown>(), required: new Set<string>() };
-      this.collect(schema, new Set([pointer]), collected);
+      const collected = this.propertiesOf(pointer);
       let entry = byName.get(name);
       if (!entry) {
-        entry = { model: { name, fields: [], locator: pointer }, rank: -2 };
+        entry = { model: { name, fields: [], locator: pointer }, rank: -2, byField: new Map() };
         byName.set(name, entry);
       }
       // The entity's own schema (`Pet` among `NewPet`, `PetUpdate`), else its largest response shape, gives the model's locator.
@@ -256,10 +277,11 @@ export class SchemaModels {
         const field = this.field(name, property, propertySchema, collected.required.has(property), locator);
         if (!field) continue;
         const writeOnly = request || (isObject(propertySchema) && propertySchema.writeOnly === true);
-        const existing = entry.model.fields.find((f) => f.name === field.name);
+        const existing = entry.byField.get(field.name);
         if (!existing) {
           if (writeOnly) field.writeOnly = true;
           entry.model.fields.push(field);
+          entry.byField.set(field.name, field);
           continue;
         }
         existing.required ||= field.required;

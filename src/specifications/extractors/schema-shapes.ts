@@ -48,36 +48,42 @@ interface Stem {
 }
 
 /** `UserCreationReq` → `User` (a request); `AbilitySummary` → `Ability` (weak); `Pet` → `Pet`. */
+/** Each suffix compiled once: `ProjectReq`, `project_req`, `project-Req`. */
+const SUFFIXES = (
+  [
+    [REQUEST_SUFFIXES, true, false],
+    [RESPONSE_SUFFIXES, false, false],
+    [WEAK_SUFFIXES, false, true],
+  ] as const
+).flatMap(([list, request, weak]) =>
+  list.map((suffix) => ({ pattern: new RegExp(`^(.{2,}?)(?:${suffix}|[_-](?:${suffix}|${suffix.toLowerCase()}))$`), request, weak })),
+);
+const PREFIXES = REQUEST_PREFIXES.map((prefix) => new RegExp(`^(?:${prefix}[_-]?([A-Z].+)|${prefix.toLowerCase()}[_-](.+))$`));
+const VERSION = /^(.{2,}?)(?:[_-]?V|[_-]v)\d+$/;
+
 export function stemOf(name: string): Stem {
   let stem = name;
   let request = false;
   let weak = false;
   for (let changed = true; changed; ) {
     changed = false;
-    const version = /^(.{2,}?)(?:[_-]?V|[_-]v)\d+$/.exec(stem);
+    const version = VERSION.exec(stem);
     if (version) {
       stem = version[1]!;
       changed = true;
     }
-    for (const [list, isRequest, isWeak] of [
-      [REQUEST_SUFFIXES, true, false],
-      [RESPONSE_SUFFIXES, false, false],
-      [WEAK_SUFFIXES, false, true],
-    ] as const) {
-      for (const suffix of list) {
-        // `ProjectReq`, `project_req`, `project-Req`
-        const match = new RegExp(`^(.{2,}?)(?:${suffix}|[_-](?:${suffix}|${suffix.toLowerCase()}))$`).exec(stem);
-        // a suffix ends a word: `Req` in `ProjectReq`, never in `Freq`
-        if (!match || !/[a-z0-9_-]$/.test(match[1]!) ) continue;
-        stem = match[1]!;
-        request ||= isRequest;
-        weak ||= isWeak;
-        changed = true;
-      }
+    for (const suffix of SUFFIXES) {
+      const match = suffix.pattern.exec(stem);
+      // a suffix ends a word: `Req` in `ProjectReq`, never in `Freq`
+      if (!match || !/[a-z0-9_-]$/.test(match[1]!)) continue;
+      stem = match[1]!;
+      request ||= suffix.request;
+      weak ||= suffix.weak;
+      changed = true;
     }
   }
-  for (const prefix of REQUEST_PREFIXES) {
-    const match = new RegExp(`^(?:${prefix}[_-]?([A-Z].+)|${prefix.toLowerCase()}[_-](.+))$`).exec(stem);
+  for (const prefix of PREFIXES) {
+    const match = prefix.exec(stem);
     if (match) {
       stem = (match[1] ?? match[2])!;
       request = true;
@@ -94,9 +100,7 @@ export function planSchemas(schemas: SchemaModels, named: NamedSchema[], resolve
   for (const { pointer } of named) {
     const schema = resolve(pointer);
     if (!schemas.isModelSchema(schema)) continue;
-    const collected = { properties: new Map<string, unknown>(), required: new Set<string>() };
-    schemas.collect(schema, new Set([pointer]), collected);
-    props.set(pointer, collected.properties);
+    props.set(pointer, schemas.propertiesOf(pointer).properties);
   }
   const nameOf = new Map(named.map((n) => [n.pointer, n.name]));
   const errors = new Set<string>();
@@ -176,7 +180,9 @@ function planVariants(plan: SchemaPlan, props: Map<string, Props>, nameOf: Map<s
     const stem = stemOf(name);
     // `user_response` and `User` are shapes of one entity: stems meet without case or separators.
     const key = flat(stem.stem);
-    families.set(key, [...(families.get(key) ?? []), { pointer, name, ...stem }]);
+    const family = families.get(key);
+    if (family) family.push({ pointer, name, ...stem });
+    else families.set(key, [{ pointer, name, ...stem }]);
   }
   for (const [key, members] of families) {
     const own = members.find((m) => flat(m.name) === key);
@@ -209,7 +215,10 @@ export function variantWarnings(plan: SchemaPlan, named: NamedSchema[], models: 
   const members = new Map<string, string[]>();
   for (const schema of named) {
     const model = plan.modelName.get(schema.pointer);
-    if (model) members.set(model, [...(members.get(model) ?? []), schema.name]);
+    if (!model) continue;
+    const list = members.get(model);
+    if (list) list.push(schema.name);
+    else members.set(model, [schema.name]);
   }
   const warnings: DraftWarning[] = [];
   for (const model of models) {
