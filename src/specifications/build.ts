@@ -1,15 +1,14 @@
 /**
  * Building a specification (DESIGN §13): each attachment's extractor gives a draft, the drafts
  * merge (merge.ts), the domain model is planned (domain.ts) and turned into models by
- * `definition/generate.ts`; operations become actions with HTTP triggers, stories become
+ * `definition/generate.ts`; operations map onto the generated routes (operations.ts), stories become
  * personas and requirements, pages the sitemap draft. The content then passes the same
  * validation as a definition saved through the API (settle.ts), and `provenance` maps each
  * produced element's JSON pointer to its attachment and place in it.
  */
 import { generateModelsFromDomainModel } from '../definition/generate.ts';
 import { isRelationship } from '../definition/relationships.ts';
-import { generatedRoutes, normalisePath } from '../definition/consistency/triggers.ts';
-import type { Action, AppDefinition, Requirement, Trigger } from '../definition/schema.ts';
+import type { AppDefinition, Requirement } from '../definition/schema.ts';
 import { extractorFor } from './extractors/index.ts';
 import { ExtractionError, type AttachmentKind, type Draft, type Extractor } from './extractors/types.ts';
 import { mergeDrafts, type Merged, type Source, type SourcedDraft, type SpecWarning } from './merge.ts';
@@ -20,6 +19,7 @@ import { chooseUserModel } from './user-model.ts';
 import { DEFAULT_ACCESS_MODE, type AccessMode } from './access-proposal.ts';
 import { proposeEndUserAccess } from './end-user-access.ts';
 import { checkDraftSize, dropOversizeModels } from './limits.ts';
+import { mapOperations } from './operations.ts';
 
 export interface BuildAttachment {
   id: string;
@@ -51,59 +51,6 @@ export interface BuiltSpecification {
 /** Choices made when building: who may do what in the app (access-proposal.ts). */
 export interface BuildOptions {
   access?: AccessMode;
-}
-
-/** `/pets/{petId}` → `/pets/:petId`; parameter names reduced to the characters a trigger path allows. */
-function triggerPath(path: string): string {
-  const templated = path.replace(/\{([^}]*)\}/g, (_all, name: string) => `:${name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(?=[0-9])/, '_') || 'param'}`);
-  const trimmed = templated.replace(/\/+$/, '');
-  return trimmed.startsWith('/') ? trimmed || '/' : `/${trimmed}`;
-}
-
-function actionsOf(merged: Merged, def: AppDefinition, sourceOf: SourceOf, warnings: SpecWarning[]): { actions: Action[]; triggers: Trigger[] } {
-  const actions: Action[] = [];
-  const triggers: Trigger[] = [];
-  const served = generatedRoutes(def);
-  const routes = new Set<string>();
-  const ids = new Set<string>();
-  for (const draft of merged.actions) {
-    const path = triggerPath(draft.path);
-    const route = `${draft.method} ${normalisePath(path)}`;
-    if (served.has(route)) {
-      warnings.push({ ...draft.source, message: `${draft.method} ${draft.path} (${draft.name}) is left out: the generated API serves that route itself.` });
-      continue;
-    }
-    if (routes.has(route)) {
-      warnings.push({ ...draft.source, message: `${draft.method} ${draft.path} (${draft.name}) is left out: another operation already has that route.` });
-      continue;
-    }
-    routes.add(route);
-    const name = freeName(slug(draft.name), ids);
-    const summary = draft.description ? `: ${draft.description}` : '';
-    const action: Action = {
-      id: `urn:svc:action:${name}`,
-      startEffectId: 'respond',
-      effects: [
-        {
-          actionEffectId: 'respond',
-          effect: 'flow.return',
-          // A placeholder that answers until the builder writes the action's effects.
-          params: { status: 501, body: { message: `${draft.method} ${draft.path} is not implemented yet${summary.slice(0, 300)}` } },
-        },
-      ],
-    };
-    const trigger: Trigger = {
-      trigger: { id: `urn:svc:trigger:${name}`, type: 'http', method: draft.method, path },
-      actionId: action.id,
-      initialState: {},
-      validation: [],
-    };
-    sourceOf.set(action, draft.source);
-    sourceOf.set(trigger, draft.source);
-    actions.push(action);
-    triggers.push(trigger);
-  }
-  return { actions, triggers };
 }
 
 function requirementsOf(merged: Merged, sourceOf: SourceOf): Requirement[] {
@@ -178,9 +125,8 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
   }
   merged.personas.forEach((p, i) => sourceOf.set(def.personas![i], p.source));
   def.requirements = requirementsOf(merged, sourceOf);
-  const { actions, triggers } = actionsOf(merged, def, sourceOf, warnings);
-  def.actions = actions;
-  def.triggers = triggers;
+  // Operations map onto the generated routes or are warnings: none becomes a route of its own.
+  warnings.push(...mapOperations(merged.actions, def));
   const nodes = new Set<string>();
   const pages = merged.pages.map((page) => {
     const id = freeName(slug(page.title), nodes);

@@ -1,6 +1,6 @@
 // Building a specification from drafts made here (the extractors are tested on their own with
 // real documents): names normalised, drafts merged, relationships with partners, join tables
-// as many-to-many, operations as actions with HTTP triggers, content that validates, provenance.
+// as many-to-many, operations mapped onto the generated routes, content that validates, provenance.
 import { describe, expect, it } from 'vitest';
 import { buildFromDrafts, buildSpecification } from '../../src/specifications/build.ts';
 import { validateDefinition } from '../../src/definition/validate.ts';
@@ -156,13 +156,13 @@ describe('building a specification from drafts', () => {
     expect(def.userModelId).toBe(model(def, 'Customer').id);
   });
 
-  it('turns operations into actions with HTTP triggers, leaving out a route the generated API serves', () => {
-    expect(def.triggers.map((t) => t.trigger.type === 'http' && `${t.trigger.method} ${t.trigger.path}`)).toEqual(['GET /pet/:petId', 'GET /pet/findByStatus']);
-    for (const trigger of def.triggers) {
-      const action = def.actions.find((a) => a.id === trigger.actionId);
-      expect(action?.effects.map((e) => e.effect)).toEqual(['flow.return']);
-    }
-    expect(built.warnings.some((w) => /GET \/pets/.test(w.message))).toBe(true);
+  it('maps operations onto the generated routes in warnings, and makes no action or trigger of them', () => {
+    expect(def.triggers).toEqual([]);
+    expect(def.actions).toEqual([]);
+    const messages = built.warnings.map((w) => w.message);
+    expect(messages).toContain('GET /pet/{petId} (getPetById) → the generated `GET /pets/{id}` of Pet.');
+    expect(messages).toContain('GET /pet/findByStatus (findByStatus) → the generated `GET /pets` of Pet with a filter on its fields.');
+    expect(messages).toContain('GET /pets (listPets) → the generated `GET /pets` of Pet.');
   });
 
   it('keeps personas, requirements and pages', () => {
@@ -180,9 +180,9 @@ describe('building a specification from drafts', () => {
     expect(built.provenance[`/models/${petIndex}/fields/${nameIndex}`]).toEqual({ attachmentId: 'a-api', locator: '#/components/schemas/Pet/properties/name' });
     const filmIndex = def.models.findIndex((m) => m.name === 'Film');
     expect(built.provenance[`/models/${filmIndex}`]).toEqual({ attachmentId: 'a-sql', locator: 'table films' });
-    expect(built.provenance['/triggers/0']).toEqual({ attachmentId: 'a-api', locator: '#/paths/~1pet~1{petId}/get' });
+    expect(built.warnings.find((w) => /getPetById/.test(w.message))).toMatchObject({ attachmentId: 'a-api', locator: '#/paths/~1pet~1{petId}/get' });
     expect(built.provenance['/requirements/0']).toEqual({ attachmentId: 'a-api', locator: 'line 4' });
-    expect(built.summary).toMatchObject({ attachments: 2, models: 8, triggers: 2, requirements: 1, personas: 1, pages: 2 });
+    expect(built.summary).toMatchObject({ attachments: 2, models: 8, triggers: 0, requirements: 1, personas: 1, pages: 2 });
   });
 
   it('adds a User model when no source describes users, and leaves out what cannot validate', () => {
@@ -199,7 +199,8 @@ describe('building a specification from drafts', () => {
     expect(field(result.content, 'Thing', 'size').defaultValue).toBeUndefined();
     expect(field(result.content, 'Thing', 'kind').defaultValue).toBeUndefined();
     expect(result.content.triggers).toEqual([]);
-    expect(result.warnings.filter((w) => w.message.startsWith('Left out')).length).toBeGreaterThanOrEqual(3);
+    expect(result.warnings.filter((w) => w.message.startsWith('Left out')).length).toBeGreaterThanOrEqual(2);
+    expect(result.warnings.some((w) => /GET \/we ird\/\{x\} \(weird\) is no create, read, update or delete of a model/.test(w.message))).toBe(true);
     expect(result.warnings.some((w) => /User model/.test(w.message))).toBe(true);
   });
 });

@@ -29,15 +29,16 @@ describe('CycloneDX 1.3 (JSON Schema draft-07)', () => {
     expect(extractorFor('jsonschema')).toBe(extractJsonSchema);
   });
 
-  it('makes the root a model (named from the file: its title is a sentence) with its required members', () => {
+  it('does not make the root a model: named after the file, it only holds the definitions (metadata, components, services…) and says what the document is (bomFormat, specVersion, serialNumber, version)', () => {
     expect(draft.title).toBe('CycloneDX Software Bill-of-Material Specification');
-    const root = model(draft, 'cyclonedx-bom');
-    expect(root.locator).toBe('#');
-    expect(field(draft, 'cyclonedx-bom', 'bomFormat')).toMatchObject({ type: 'p_TEXT', required: true, enum: ['CycloneDX'] });
-    expect(field(draft, 'cyclonedx-bom', 'version')).toMatchObject({ type: 'p_NUMBER', required: true, defaultValue: 1 });
-    expect(field(draft, 'cyclonedx-bom', 'serialNumber').required).toBe(false);
-    expect(field(draft, 'cyclonedx-bom', 'metadata')).toMatchObject({ type: { model: 'metadata' }, many: false });
-    expect(field(draft, 'cyclonedx-bom', 'components')).toMatchObject({ type: { model: 'component' }, many: true });
+    expect(draft.models.map((m) => m.name)).not.toContain('cyclonedx-bom');
+    expect(draft.models.some((m) => m.locator === '#')).toBe(false);
+    expect(draft.warnings.find((w) => w.locator === '#')?.message).toBe(
+      'the root schema (cyclonedx-bom) only holds the definitions and says what the document is: it is not made a model, its definitions are.',
+    );
+    // What it holds are models of their own.
+    expect(field(draft, 'metadata', 'component')).toMatchObject({ type: { model: 'component' }, many: false });
+    expect(field(draft, 'dependency', 'ref')).toMatchObject({ type: 'p_TEXT', required: true });
   });
 
   it('makes the object definitions models, and the string definitions (refType, hash-alg) values', () => {
@@ -92,5 +93,35 @@ describe('a document that is no schema of data', () => {
   it('fails with a clear message', async () => {
     const bytes = new TextEncoder().encode('{"type": "string"}');
     await expect(extractJsonSchema({ attachmentId: 'x', name: 'x.json', kind: 'jsonschema', bytes })).rejects.toThrow(ExtractionError);
+  });
+});
+
+describe('Open Contracting Data Standard 1.1 release schema (JSON Schema draft-04, 31 definitions)', () => {
+  let draft: Draft;
+  beforeAll(async () => {
+    const bytes = readFileSync(new URL('../fixtures/jsonschema/release-schema.json', import.meta.url));
+    draft = await extractJsonSchema({ attachmentId: 'att-1', name: 'release-schema.json', kind: 'jsonschema', bytes });
+  });
+
+  it('makes each object definition a model', () => {
+    const names = draft.models.map((m) => m.name);
+    for (const name of ['Planning', 'Tender', 'Award', 'Contract', 'Implementation', 'Milestone', 'Document', 'Budget', 'Transaction', 'Organization', 'Item', 'Amendment', 'Address', 'ContactPoint', 'Value', 'Period', 'RelatedProcess']) {
+      expect(names).toContain(name);
+    }
+    expect(model(draft, 'Award').locator).toBe('#/definitions/Award');
+    expect(field(draft, 'Award', 'items')).toMatchObject({ type: { model: 'Item' }, many: true });
+    expect(field(draft, 'Tender', 'tenderPeriod')).toMatchObject({ type: { model: 'Period' }, many: false });
+  });
+
+  it('keeps the root, a release with data of its own (ocid, date, initiationType), as a model named from the file without "-schema"', () => {
+    const root = model(draft, 'release');
+    expect(root.locator).toBe('#');
+    expect(field(draft, 'release', 'ocid')).toMatchObject({ type: 'p_TEXT', required: true });
+    expect(field(draft, 'release', 'awards')).toMatchObject({ type: { model: 'Award' }, many: true });
+    expect(draft.warnings.some((w) => /only holds the definitions/.test(w.message))).toBe(false);
+  });
+
+  it('makes Contract.awardID, the id of the award the contract is for, a relationship to Award', () => {
+    expect(field(draft, 'Contract', 'awardID')).toMatchObject({ type: { model: 'Award' }, many: false });
   });
 });

@@ -25,10 +25,11 @@ function field(draft: Draft, modelName: string, name: string): DraftField {
 
 /** The Petstore says the same in both versions; only the pointers differ. */
 function petstoreExpectations(load: () => Draft, prefix: string): void {
-  it('has the six definitions as models, with JSON-pointer locators', () => {
+  it('has the five entity definitions as models (ApiResponse, an error shape, left out), with JSON-pointer locators', () => {
     const draft = load();
     expect(draft.title).toMatch(/^Swagger Petstore/);
-    expect(draft.models.map((m) => m.name).sort()).toEqual(['ApiResponse', 'Category', 'Order', 'Pet', 'Tag', 'User']);
+    expect(draft.models.filter((m) => !m.joinOf).map((m) => m.name).sort()).toEqual(['Category', 'Order', 'Pet', 'Tag', 'User']);
+    expect(draft.warnings.find((w) => w.locator === `${prefix}ApiResponse`)?.message).toMatch(/ApiResponse is the shape of an error answer/);
     expect(model(draft, 'Pet').locator).toBe(`${prefix}Pet`);
     expect(field(draft, 'Pet', 'status').locator).toBe(`${prefix}Pet/properties/status`);
   });
@@ -38,7 +39,10 @@ function petstoreExpectations(load: () => Draft, prefix: string): void {
     expect(field(draft, 'Pet', 'name')).toMatchObject({ type: 'p_TEXT', required: true, many: false });
     expect(field(draft, 'Pet', 'photoUrls')).toMatchObject({ type: 'p_TEXT', many: true, required: true });
     expect(field(draft, 'Pet', 'category')).toMatchObject({ type: { model: 'Category' }, many: false, required: false });
-    expect(field(draft, 'Pet', 'tags')).toMatchObject({ type: { model: 'Tag' }, many: true });
+    // Tags have their own id and are no part of one Pet: a many-to-many, written as a join of the two.
+    expect(model(draft, 'Pet').fields.map((f) => f.name)).not.toContain('tags');
+    expect(draft.models.find((m) => m.joinOf)?.joinOf).toEqual(['Pet', 'Tag']);
+    expect(field(draft, 'Order', 'petId')).toMatchObject({ type: { model: 'Pet' }, many: false });
     expect(field(draft, 'Pet', 'status')).toMatchObject({ type: 'p_TEXT', enum: ['available', 'pending', 'sold'], required: false });
     expect(field(draft, 'Pet', 'id').type).toBe('p_NUMBER');
   });
@@ -73,7 +77,11 @@ describe('Swagger Petstore, Swagger 2.0 JSON', () => {
   it('has the 20 operations of its 14 paths and a default on Order.complete', () => {
     expect(draft.actions).toHaveLength(20);
     expect(field(draft, 'Order', 'complete').defaultValue).toBe(false);
-    expect(draft.warnings).toEqual([]);
+    expect(draft.warnings.map((w) => w.message.split(':')[0])).toEqual([
+      'ApiResponse is the shape of an error answer',
+      'key properties beside a model of their name made relationships to it',
+      'lists of shared records with their own identity made many-to-many relationships (a record is listed by many)',
+    ]);
   });
 });
 
@@ -90,14 +98,16 @@ describe('Swagger Petstore, OpenAPI 3.0 YAML', () => {
 });
 
 describe('Petstore Expanded, Swagger 2.0 YAML with allOf', () => {
-  it('merges allOf: Pet is NewPet\'s fields (name required, tag) plus its own required id', async () => {
+  it('merges allOf: Pet is NewPet\'s fields (name required, tag) plus its own required id; NewPet is a variant of Pet, Error an error shape', async () => {
     const draft = await extract('petstore-expanded-swagger2.yaml');
     expect(model(draft, 'Pet').fields.map((f) => f.name).sort()).toEqual(['id', 'name', 'tag']);
     expect(field(draft, 'Pet', 'name')).toMatchObject({ type: 'p_TEXT', required: true });
     expect(field(draft, 'Pet', 'tag')).toMatchObject({ type: 'p_TEXT', required: false });
     expect(field(draft, 'Pet', 'id')).toMatchObject({ type: 'p_NUMBER', required: true });
-    expect(field(draft, 'NewPet', 'name').required).toBe(true);
-    expect(field(draft, 'Error', 'code')).toMatchObject({ type: 'p_NUMBER', required: true });
+    expect(draft.models.map((m) => m.name)).toEqual(['Pet']);
+    expect(draft.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining(['Pet, NewPet are shapes of one entity: merged into the model Pet.', 'Error is the shape of an error answer: not made a model.']),
+    );
     expect(draft.actions.map((a) => `${a.method} ${a.path} ${a.name}`).sort()).toEqual([
       'DELETE /pets/{id} deletePet',
       'GET /pets findPets',
@@ -113,24 +123,25 @@ describe('STAPI, a real-world OpenAPI 3.0 document of 222 schemas', () => {
     draft = await extract('star-trek-stapi.yaml');
   });
 
-  it('makes the object schemas models and keeps enum-only schemas (Gender, BloodType) as values', () => {
+  it('makes each entity one model (its Header, Base and Full shapes merged, its response envelopes left out) and keeps enum-only schemas (Gender, BloodType) as values', () => {
     expect(draft.title).toBe('STAPI');
-    expect(draft.models.length).toBeGreaterThanOrEqual(200);
-    const names = draft.models.map((m) => m.name);
-    expect(names).toContain('CharacterFull');
+    const names = draft.models.filter((m) => !m.joinOf).map((m) => m.name);
+    expect(names.length).toBeGreaterThanOrEqual(50);
+    expect(names).toContain('Character');
+    for (const gone of ['CharacterFull', 'CharacterBase', 'CharacterHeader', 'CharacterBaseResponse', 'CharacterFullResponse', 'ResponsePage', 'Error']) expect(names).not.toContain(gone);
     expect(names).not.toContain('Gender');
     expect(names).not.toContain('BloodType');
   });
 
   it('follows a $ref to an enum schema into an enum field, and refs to object schemas into relationships', () => {
-    expect(field(draft, 'CharacterFull', 'gender')).toMatchObject({ type: 'p_TEXT', enum: ['F', 'M'] });
-    expect(field(draft, 'CharacterFull', 'bloodType').enum).toEqual(['B_NEGATIVE', 'O_NEGATIVE', 'T_NEGATIVE']);
-    expect(field(draft, 'CharacterFull', 'uid')).toMatchObject({ type: 'p_TEXT', required: true });
-    expect(field(draft, 'SpacecraftFull', 'owner')).toMatchObject({ type: { model: 'OrganizationBase' }, many: false });
-    expect(field(draft, 'SpacecraftFull', 'spacecraftTypes')).toMatchObject({ type: { model: 'SpacecraftType' }, many: true });
-    expect(field(draft, 'CharacterRelation', 'source').type).toEqual({ model: 'CharacterHeader' });
-    expect(field(draft, 'ResponsePage', 'pageNumber').type).toBe('p_NUMBER');
-    expect(field(draft, 'ResponsePage', 'firstPage').type).toBe('p_BOOLEAN');
+    expect(field(draft, 'Character', 'gender')).toMatchObject({ type: 'p_TEXT', enum: ['F', 'M'] });
+    expect(field(draft, 'Character', 'bloodType').enum).toEqual(['B_NEGATIVE', 'O_NEGATIVE', 'T_NEGATIVE']);
+    expect(field(draft, 'Character', 'uid')).toMatchObject({ type: 'p_TEXT', required: true });
+    expect(field(draft, 'Spacecraft', 'owner')).toMatchObject({ type: { model: 'Organization' }, many: false });
+    // Spacecraft types are shared records of their own: a many-to-many.
+    expect(draft.models.find((m) => m.joinOf?.[0] === 'Spacecraft' && m.joinOf[1] === 'SpacecraftType')).toBeDefined();
+    expect(field(draft, 'CharacterRelation', 'source').type).toEqual({ model: 'Character' });
+    expect(draft.warnings.find((w) => w.locator === '#/components/schemas/ResponsePage')?.message).toMatch(/paging metadata/);
   });
 
   it('has its 120 operations, named by method and path where the document gives no operationId', () => {
@@ -148,8 +159,13 @@ describe('circular $refs', () => {
     expect(field(draft, 'ZoneOffset', 'rules').type).toEqual({ model: 'ZoneRules' });
     expect(field(draft, 'ZoneRules', 'transitions')).toMatchObject({ type: { model: 'ZoneOffsetTransition' }, many: true });
     // inline objects such as MultiPart.headers are named in one warning, not turned into models
-    expect(draft.warnings).toHaveLength(1);
-    expect(draft.warnings[0]!.message).toMatch(/MultiPart\.headers/);
+    expect(draft.warnings.filter((w) => /inline objects/.test(w.message))).toHaveLength(1);
+    expect(draft.warnings.find((w) => /inline objects/.test(w.message))!.message).toMatch(/MultiPart\.headers/);
+    // MessageBodyWorkers is an object with no properties: left out, with the fields pointing at it.
+    expect(draft.models.map((m) => m.name)).not.toContain('MessageBodyWorkers');
+    expect(draft.warnings.find((w) => w.locator === '#/components/schemas/MessageBodyWorkers')?.message).toBe(
+      'MessageBodyWorkers is an object schema with no properties (an empty object): not made a model; the fields pointing at it left out too: BodyPart.messageBodyWorkers, FormDataBodyPart.messageBodyWorkers, MultiPart.messageBodyWorkers.',
+    );
   });
 });
 

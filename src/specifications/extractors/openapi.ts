@@ -7,6 +7,9 @@ import { ExtractionError, emptyDraft } from './types.ts';
 import type { DraftAction, Extractor } from './types.ts';
 import { SchemaModels, isObject, refResolver } from './schema-models.ts';
 import type { Json, NamedSchema } from './schema-models.ts';
+import { planSchemas, variantWarnings } from './schema-shapes.ts';
+import { linkModels } from './schema-links.ts';
+import { modelName } from '../names.ts';
 import { checkNesting, checkYamlBounds } from './nesting.ts';
 import { DOCUMENT_LIMITS, pastLimit } from '../limits.ts';
 
@@ -50,7 +53,27 @@ function pointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function actions(document: Json): DraftAction[] {
+/** The schema an operation answers with (its first success), else the one its request carries. */
+function operationSchemas(operation: Json, resolve: (ref: string) => unknown): unknown[] {
+  const deref = (value: unknown): unknown => (isObject(value) && typeof value.$ref === 'string' ? resolve(value.$ref) : value);
+  const bodySchemas = (holder: unknown): unknown[] => {
+    const body = deref(holder);
+    if (!isObject(body)) return [];
+    if (isObject(body.content)) return Object.values(body.content).map((media) => (isObject(media) ? media.schema : undefined));
+    return [body.schema];
+  };
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const success = Object.keys(responses).filter((code) => /^2/.test(code)).sort();
+  const out = success.flatMap((code) => bodySchemas(responses[code]));
+  out.push(...bodySchemas(operation.requestBody));
+  for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
+    const p = deref(parameter);
+    if (isObject(p) && p.in === 'body') out.push(p.schema);
+  }
+  return out;
+}
+
+function actions(document: Json, entityOf: (schema: unknown) => string | undefined, resolve: (ref: string) => unknown): DraftAction[] {
   const found: DraftAction[] = [];
   const paths = isObject(document.paths) ? document.paths : {};
   for (const [path, item] of Object.entries(paths)) {
@@ -68,10 +91,28 @@ function actions(document: Json): DraftAction[] {
       };
       const text = summary ?? description;
       if (text) action.description = text;
+      const model = operationSchemas(operation, resolve).map(entityOf).find((m) => m !== undefined);
+      if (model) action.model = model;
       found.push(action);
     }
   }
   return found;
+}
+
+/**
+ * Model names of the collections the document serves at its top level: `/api/v2/egg-group/{id}/`
+ * → `EggGroup`. A collection under another record (`/Accounts/{AccountID}/Attachments`) holds
+ * that record's own children, not records shared by many.
+ */
+function collectionNames(document: Json): Set<string> {
+  const names = new Set<string>();
+  for (const path of Object.keys(isObject(document.paths) ? document.paths : {})) {
+    for (const segment of path.split('/')) {
+      if (segment.startsWith('{')) break;
+      if (/^[A-Za-z][\w-]*$/.test(segment)) names.add(modelName(segment));
+    }
+  }
+  return names;
 }
 
 export const extractOpenApi: Extractor = async (input) => {
@@ -93,10 +134,21 @@ export const extractOpenApi: Extractor = async (input) => {
     name,
     pointer: `${prefix}${pointerSegment(name)}`,
   }));
-  const schemas = new SchemaModels(named, await refResolver(document));
+  const resolve = await refResolver(document);
+  const schemas = new SchemaModels(named, resolve);
+  const plan = planSchemas(schemas, named, resolve);
+  schemas.usePlan(plan);
   draft.models = schemas.models();
-  draft.warnings.push(...schemas.warnings);
-  draft.actions = actions(document);
+  draft.warnings.push(...variantWarnings(plan, named, draft.models), ...schemas.warnings);
+  // An operation's entity: the model a schema is, or the records an envelope of it holds.
+  const entityOf = (schema: unknown): string | undefined => {
+    if (!isObject(schema)) return undefined;
+    const items = isObject(schema.items) ? schema.items : {};
+    const ref = typeof schema.$ref === 'string' ? schema.$ref : schemas.wrappedRef(schema) ?? (typeof items.$ref === 'string' ? items.$ref : undefined);
+    return ref ? schemas.modelOf(plan.envelopeOf.get(ref) ?? ref) : undefined;
+  };
+  draft.actions = actions(document, entityOf, resolve);
+  draft.warnings.push(...linkModels(draft.models, collectionNames(document)));
   if (draft.models.length === 0 && draft.actions.length === 0) {
     draft.warnings.push({ locator: '#', message: 'the document names no schemas and no operations' });
   }

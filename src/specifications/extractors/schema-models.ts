@@ -57,20 +57,56 @@ export async function refResolver(document: Json): Promise<(ref: string) => unkn
     .catch((error: unknown) => {
       throw new ExtractionError(`the document's $refs cannot be resolved: ${(error as Error).message}`);
     });
+  // Each `$ref` looked up once: a document's schemas point at the same few many times over.
+  const cache = new Map<string, unknown>();
   return (ref: string) => {
     if (!ref.startsWith('#')) return undefined;
+    if (cache.has(ref)) return cache.get(ref);
+    let value: unknown;
     try {
-      return $refs.get(ref);
+      value = $refs.get(ref);
     } catch {
-      return undefined;
+      value = undefined;
     }
+    cache.set(ref, value);
+    return value;
   };
+}
+
+/**
+ * What schema-shapes.ts decided about the named schemas: the model each belongs to (variants of
+ * one entity share one), which are request variants, and which are no model at all and why.
+ */
+export interface SchemaPlan {
+  modelName: Map<string, string>;
+  request: Set<string>;
+  leftOut: Map<string, string>;
+  /** An envelope's pointer → the pointer of the records it holds. */
+  envelopeOf: Map<string, string>;
+}
+
+const flatName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * A request shape's property that is the entity's own under the entity's name (`ProjectReq.project_name`
+ * beside `Project.name`) is that property, not a write-only one of its own.
+ */
+function dropPrefixedAliases(model: DraftModel): void {
+  const prefix = flatName(model.name);
+  const readable = new Set(model.fields.filter((f) => !f.writeOnly).map((f) => flatName(f.name)));
+  model.fields = model.fields.filter((f) => {
+    const flat = flatName(f.name);
+    return !(f.writeOnly && flat.startsWith(prefix) && readable.has(flat.slice(prefix.length)));
+  });
 }
 
 export class SchemaModels {
   private readonly byPointer = new Map<string, NamedSchema>();
   readonly warnings: DraftWarning[] = [];
   private readonly nested: string[] = [];
+  private plan: SchemaPlan = { modelName: new Map(), request: new Set(), leftOut: new Map(), envelopeOf: new Map() };
+  /** Per left-out schema's pointer: the fields that pointed at it (left out with it). */
+  private readonly pointing = new Map<string, string[]>();
 
   constructor(
     private readonly named: NamedSchema[],
@@ -79,8 +115,12 @@ export class SchemaModels {
     for (const schema of named) this.byPointer.set(schema.pointer, schema);
   }
 
+  usePlan(plan: SchemaPlan): void {
+    this.plan = plan;
+  }
+
   /** An object schema (properties or an allOf of them) is a model; a string enum or alias is a value. */
-  private isModelSchema(schema: unknown, seen = new Set<string>()): boolean {
+  isModelSchema(schema: unknown, seen = new Set<string>()): boolean {
     if (!isObject(schema)) return false;
     if (typeof schema.$ref === 'string') {
       if (seen.has(schema.$ref)) return false;
@@ -93,9 +133,34 @@ export class SchemaModels {
   }
 
   /** The named model a `$ref` points at, when it points at one. */
-  private modelOf(ref: string): string | undefined {
+  modelOf(ref: string): string | undefined {
     const target = this.byPointer.get(ref);
-    return target && this.isModelSchema(this.resolve(ref)) ? target.name : undefined;
+    if (!target || this.plan.leftOut.has(ref)) return undefined;
+    return this.isModelSchema(this.resolve(ref)) ? (this.plan.modelName.get(ref) ?? target.name) : undefined;
+  }
+
+  /** A property pointing (or listing) a left-out schema is left out with it, and named in its warning. */
+  private pointsAtLeftOut(schema: Json, where: string): boolean {
+    const items = isObject(schema.items) ? schema.items : {};
+    const ref = typeof schema.$ref === 'string' ? schema.$ref : (this.wrappedRef(schema) ?? (typeof items.$ref === 'string' ? items.$ref : this.wrappedRef(items)));
+    if (!ref || !this.plan.leftOut.has(ref)) return false;
+    const list = this.pointing.get(ref);
+    if (list) list.push(where);
+    else this.pointing.set(ref, [where]);
+    return true;
+  }
+
+  private readonly collected = new Map<string, { properties: Map<string, unknown>; required: Set<string> }>();
+
+  /** A named schema's properties and required names, collected once for the plan and the models. */
+  propertiesOf(pointer: string): { properties: Map<string, unknown>; required: Set<string> } {
+    let out = this.collected.get(pointer);
+    if (!out) {
+      out = { properties: new Map<string, unknown>(), required: new Set<string>() };
+      this.collect(this.resolve(pointer), new Set([pointer]), out);
+      this.collected.set(pointer, out);
+    }
+    return out;
   }
 
   /** Properties and required names, `allOf` merged (each `$ref` followed once). */
@@ -117,7 +182,7 @@ export class SchemaModels {
   }
 
   /** A single `$ref` behind `allOf: [{$ref}]` or `anyOf: [{$ref}, {type: null}]`, as documents often wrap one. */
-  private wrappedRef(schema: Json): string | undefined {
+  wrappedRef(schema: Json): string | undefined {
     for (const key of ['allOf', 'anyOf', 'oneOf']) {
       const parts = schema[key];
       if (!Array.isArray(parts)) continue;
@@ -154,7 +219,7 @@ export class SchemaModels {
 
   private field(model: string, name: string, schema: unknown, required: boolean, locator: string): DraftField | undefined {
     const base = { name, many: false, required, locator };
-    if (!isObject(schema)) return undefined;
+    if (!isObject(schema) || this.pointsAtLeftOut(schema, `${model}.${name}`)) return undefined;
     const ref = typeof schema.$ref === 'string' ? schema.$ref : this.wrappedRef(schema);
     const target = ref ? this.modelOf(ref) : undefined;
     if (target) return { ...base, type: { model: target } };
@@ -188,20 +253,43 @@ export class SchemaModels {
   }
 
   models(): DraftModel[] {
-    const models: DraftModel[] = [];
-    for (const { name, pointer } of this.named) {
+    // Fields by name per model, so a schema of many properties merges in linear time.
+    const byName = new Map<string, { model: DraftModel; rank: number; byField: Map<string, DraftField> }>();
+    for (const { name: schemaName, pointer } of this.named) {
       const schema = this.resolve(pointer);
-      if (!this.isModelSchema(schema)) continue;
-      const collected = { properties: new Map<string, unknown>(), required: new Set<string>() };
-      this.collect(schema, new Set([pointer]), collected);
-      const fields: DraftField[] = [];
+      if (this.plan.leftOut.has(pointer) || !this.isModelSchema(schema)) continue;
+      const name = this.plan.modelName.get(pointer) ?? schemaName;
+      const request = this.plan.request.has(pointer);
+      const collected = this.propertiesOf(pointer);
+      let entry = byName.get(name);
+      if (!entry) {
+        entry = { model: { name, fields: [], locator: pointer }, rank: -2, byField: new Map() };
+        byName.set(name, entry);
+      }
+      // The entity's own schema (`Pet` among `NewPet`, `PetUpdate`), else its largest response shape, gives the model's locator.
+      const rank = schemaName === name ? Infinity : request ? -1 : collected.properties.size;
+      if (rank > entry.rank) {
+        entry.model.locator = pointer;
+        entry.rank = rank;
+      }
       for (const [property, propertySchema] of collected.properties) {
         const locator = `${pointer}/properties/${escapePointer(property)}`;
         const field = this.field(name, property, propertySchema, collected.required.has(property), locator);
-        if (field) fields.push(field);
+        if (!field) continue;
+        const writeOnly = request || (isObject(propertySchema) && propertySchema.writeOnly === true);
+        const existing = entry.byField.get(field.name);
+        if (!existing) {
+          if (writeOnly) field.writeOnly = true;
+          entry.model.fields.push(field);
+          entry.byField.set(field.name, field);
+          continue;
+        }
+        existing.required ||= field.required;
+        if (existing.writeOnly && !writeOnly) delete existing.writeOnly;
       }
-      models.push({ name, fields, locator: pointer });
     }
+    for (const { model } of byName.values()) dropPrefixedAliases(model);
+    this.leftOutWarnings();
     if (this.nested.length > 0) {
       const shown = this.nested.slice(0, NESTED_LIMIT).join(', ');
       const more = this.nested.length > NESTED_LIMIT ? ` and ${this.nested.length - NESTED_LIMIT} more` : '';
@@ -210,6 +298,18 @@ export class SchemaModels {
         message: `${pluralize('property', this.nested.length, true)} holding inline objects (not named schemas) left out: ${shown}${more}`,
       });
     }
-    return models;
+    return [...byName.values()].map((e) => e.model);
+  }
+
+  /** One warning per left-out schema, naming it, why, and the fields that pointed at it. */
+  private leftOutWarnings(): void {
+    for (const [pointer, reason] of this.plan.leftOut) {
+      const name = this.byPointer.get(pointer)?.name ?? pointer;
+      const fields = this.pointing.get(pointer) ?? [];
+      const shown = fields.slice(0, NESTED_LIMIT).join(', ');
+      const more = fields.length > NESTED_LIMIT ? ` and ${fields.length - NESTED_LIMIT} more` : '';
+      const also = fields.length > 0 ? `; the ${pluralize('field', fields.length)} pointing at it left out too: ${shown}${more}` : '';
+      this.warnings.push({ locator: pointer, message: `${name} ${reason}: not made a model${also}.` });
+    }
   }
 }

@@ -63,7 +63,10 @@ export interface DraftField {
    * creates the partner when absent.
    */
   partner?: string;
-  /** Only in requests (OpenAPI request-only variants, secret-like names): a write-only field. */
+  /**
+   * Only ever written, never read back: the document gives the property only in request
+   * variants of the model (`UserCreationReq.password` beside `UserResp`) or marks it `writeOnly`.
+   */
   writeOnly?: boolean;
   locator: Locator;
 }
@@ -82,6 +85,8 @@ export interface DraftAction {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   path: string;
   description?: string;
+  /** The draft model the operation reads or writes, from its response or request body schema. */
+  model?: string;
   locator: Locator;
 }
 
