@@ -157,7 +157,11 @@ describe('Harbor (Swagger 2.0, vendor Req/Resp/Entity naming)', () => {
     expect(messages).toContain('Tag, NewTag are shapes of one entity: merged into the model Tag.');
     for (const gone of ['UserCreationReq', 'UserResp', 'UserEntity', 'UserProfile', 'ProjectReq', 'RobotCreate', 'RobotCreated', 'NewTag']) expect(names(def)).not.toContain(gone);
     // The union of the shapes' fields.
-    expect(model(def, 'User').fields.map((f) => f.name)).toEqual(expect.arrayContaining(['email', 'realname', 'username', 'sysadminFlag', 'password', 'creationTime']));
+    expect(model(def, 'User').fields.map((f) => f.name)).toEqual(expect.arrayContaining(['email', 'realname', 'username', 'sysadminFlag', 'creationTime']));
+    // User is the user model: its request-only password is the account password, not a field.
+    expect(def.userModelId).toBe(model(def, 'User').id);
+    expect(model(def, 'User').fields.map((f) => f.name)).not.toContain('password');
+    expect(messages).toContain('User.password is not made a field: the account password takes its place (sent at sign-up, hashed by the account system, never returned).');
     // ProjectSummary shares almost nothing with Project: counts of a project, not a shape of it.
     expect(names(def)).toContain('ProjectSummary');
   });
