@@ -8,6 +8,7 @@ import { generatedAppsPlugin } from './http/plugin.ts';
 import type { BuilderOf } from './http/app-caller.ts';
 import { recordAppWrites } from '../access/audit.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
+import { batchRoute } from './http/batch-route.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
 import { mfaGate } from './accounts/mfa.ts';
@@ -115,6 +116,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
+          batchRoute(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           authRoutes(auth, new LoginThrottle(limits), mfa, emails),
           accountProviderRoutes({ db, auth, afterCommit, mfa, limits, origins }),
           accountRoutes(auth, emails, new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),
