@@ -9,6 +9,7 @@ import type { BuilderOf } from './http/app-caller.ts';
 import { recordAppWrites } from '../access/audit.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { batchRoute } from './http/batch-route.ts';
+import { exportRoutes } from './http/export-route.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
 import { mfaGate } from './accounts/mfa.ts';
@@ -117,6 +118,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           batchRoute(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
+          exportRoutes(db, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           authRoutes(auth, new LoginThrottle(limits), mfa, emails),
           accountProviderRoutes({ db, auth, afterCommit, mfa, limits, origins }),
           accountRoutes(auth, emails, new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),

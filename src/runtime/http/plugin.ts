@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import type { CompiledApp } from '../compiled-app.ts';
@@ -42,6 +43,7 @@ function send(reply: FastifyReply, response: AppResponse, onOwnOrigin: boolean):
   reply.status(response.status);
   const headers = answerHeaders(response.headers, onOwnOrigin, response.serviceHeaders);
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  if (response.stream) return reply.send(Readable.from(response.stream));
   if (response.json !== undefined) return reply.type('application/json; charset=utf-8').serializer((x) => x as string).send(response.json);
   if (response.body === undefined) return reply.send();
   if (typeof response.body === 'string' && headers['content-type']) return reply.send(response.body);

@@ -17,7 +17,7 @@ export interface ResourceRouteOptions {
   embeddedIdLimit?: number;
 }
 
-function readContext(caller: Caller, env: Record<string, string> = {}, bounds: ResourceRouteOptions = {}, filesUrl?: string): ReadContext {
+export function readContext(caller: Caller, env: Record<string, string> = {}, bounds: ResourceRouteOptions = {}, filesUrl?: string): ReadContext {
   return { auth: authOf(caller), operation: 'read', now: new Date(), env, bypassRules: bypassesRules(caller), ...bounds, ...(filesUrl ? { filesUrl } : {}) };
 }
 
