@@ -16,6 +16,7 @@ import { sendFile } from '../../files/serve.ts';
 import { registerUploadRoute, UPLOAD_PATH } from './upload-route.ts';
 import { answerHeaders, SHARED_ORIGIN_CSP } from './answer-headers.ts';
 import type { AppOrigins } from '../../tools/app-origin.ts';
+import { answerPreflight, appCorsPolicy, setCorsHeaders } from './cors.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -69,7 +70,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
   return async (fastify: FastifyInstance): Promise<void> => {
     if (options.requestLog) trackAppRequests(fastify, options.requestLog);
     const appRoute: RouteOptions = {
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: `${options.appsPath}/:applicationId/api/:version/*`,
       schema: { hide: true },
       handler: async (request, reply) => {
@@ -89,6 +90,14 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         }
         const note = options.requestLog ? noteAppRequest(request, applicationId, served.compiled.serverVersion) : null;
         const path = `/${rest}`.replace(/\/+$/, '') || '/';
+        // CORS_ORIGINS, on the app's own origin only (cors.ts); set first so error answers carry it too.
+        const cors = onOwnOrigin ? await appCorsPolicy(options.appValues, applicationId) : null;
+        setCorsHeaders(request, reply, cors);
+        if (request.method === 'OPTIONS') {
+          const allow = routerOf(served.compiled).allowed(path);
+          if (allow.length === 0) throw notFound(`No route for ${path} in this application.`);
+          return answerPreflight(request, reply, cors, allow);
+        }
         const route = routerOf(served.compiled).find(request.method === 'HEAD' ? 'GET' : request.method, path);
         if (!route) {
           const allow = routerOf(served.compiled).allowed(path);
