@@ -10,6 +10,7 @@ import { recordAppWrites } from '../access/audit.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { batchRoute } from './http/batch-route.ts';
 import { exportRoutes } from './http/export-route.ts';
+import { registerServedFrontend } from './http/frontend-route.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
 import { mfaGate } from './accounts/mfa.ts';
@@ -127,6 +128,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           triggerRoutes(runner),
         ],
       })(fastify);
+      registerServedFrontend(fastify, { appsPath, db, registry, origins: options.origins });
     },
   };
 }
