@@ -24,6 +24,12 @@ interface BatchItem {
   body: unknown;
 }
 
+/** Whether the app's own model or an HTTP trigger answers at `/batch`: it keeps the path, and the app has no batch route. */
+export function batchRouteTaken(app: CompiledApp): boolean {
+  const own = BATCH_PATH.slice(1);
+  return app.modelsByResource.has(own) || app.definition.triggers.some((t) => t.trigger.type === 'http' && t.trigger.path.replace(/\/+$/, '') === BATCH_PATH);
+}
+
 /** The write path's transaction wrapper, inside a transaction already open: the work joins it. */
 class JoinedTransaction extends AfterCommit {
   override run<T>(db: Db, work: (trx: Executor) => Promise<T>): Promise<T> {
@@ -80,7 +86,7 @@ class BatchFailure extends Error {
 
 export function batchRoute(db: Db, afterCommit: AfterCommit, options: ResourceRouteOptions = {}): RouteSource {
   const joined = new JoinedTransaction();
-  return (app: CompiledApp): AppRoute[] => [
+  return (app: CompiledApp): AppRoute[] => batchRouteTaken(app) ? [] : [
     {
       method: 'POST',
       path: BATCH_PATH,

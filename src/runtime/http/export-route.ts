@@ -76,6 +76,12 @@ function exportRoute(db: Db, app: CompiledApp, model: CompiledModel, bounds: Res
   };
 }
 
+/** Whether an HTTP trigger answers `GET /{resource}/export` itself: it keeps the path. */
+export function exportRouteTaken(app: CompiledApp, model: CompiledModel): boolean {
+  const path = `/${model.resource}/export`;
+  return app.definition.triggers.some((t) => t.trigger.type === 'http' && t.trigger.method === 'GET' && t.trigger.path.replace(/\/+$/, '') === path);
+}
+
 export function exportRoutes(db: Db, options: ResourceRouteOptions = {}): RouteSource {
-  return (app) => app.models.map((model) => exportRoute(db, app, model, options));
+  return (app) => app.models.filter((model) => !exportRouteTaken(app, model)).map((model) => exportRoute(db, app, model, options));
 }
