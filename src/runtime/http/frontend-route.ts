@@ -55,7 +55,10 @@ const filesOf = (() => {
   };
 })();
 
-/** The most recently published version still served, remembered until a deployment of the application changes. */
+/** How long the latest version is remembered at most: a lost LISTEN connection may have missed a deployment's notice. */
+const LATEST_TTL_MS = 10_000;
+
+/** The most recently published version still served, remembered until a deployment of the application changes (or for LATEST_TTL_MS). */
 function latestVersions(db: Db, registry: DeploymentRegistry): (applicationId: string) => Promise<string | null> {
   const latest = new Map<string, Promise<string | null>>();
   registry.onInvalidate((applicationId) => latest.delete(applicationId));
@@ -73,7 +76,11 @@ function latestVersions(db: Db, registry: DeploymentRegistry): (applicationId: s
         .then((row) => row?.server_version ?? null);
       if (latest.size > 10_000) latest.clear();
       latest.set(applicationId, version);
-      version.catch(() => latest.delete(applicationId));
+      const forget = () => {
+        if (latest.get(applicationId) === version) latest.delete(applicationId);
+      };
+      version.catch(forget);
+      setTimeout(forget, LATEST_TTL_MS).unref();
     }
     return version;
   };
