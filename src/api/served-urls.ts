@@ -17,6 +17,8 @@ export interface ServedUrls {
   apiUrl: string;
   docsUrl: string;
   openapiUrl: string;
+  /** The version's served frontend, on the app's own origin: `{appUrl}/v{serverVersion}/` (runtime/http/frontend-route.ts). */
+  frontendUrl: string;
   frontendBundleUrl?: string;
 }
 
@@ -30,7 +32,7 @@ export function requestOrigin(request: Pick<FastifyRequest, 'protocol' | 'host'>
 /** The URLs of one version of an application: the API on the shared `origin`, the reference page on the app's own `appUrl`. */
 export function servedUrls(config: UrlConfig, origin: string, appUrl: string, applicationId: string, serverVersion: string): ServedUrls {
   const apiUrl = `${appUrlOf(origin, config.appsPath, applicationId)}/api/v${serverVersion}`;
-  return { apiUrl, docsUrl: `${appUrl}/api/v${serverVersion}/docs`, openapiUrl: `${apiUrl}/openapi.json` };
+  return { apiUrl, docsUrl: `${appUrl}/api/v${serverVersion}/docs`, openapiUrl: `${apiUrl}/openapi.json`, frontendUrl: `${appUrl}/v${serverVersion}/` };
 }
 
 function isApplication(value: unknown): value is Application {
@@ -50,7 +52,8 @@ export function withServedUrls(application: Application, config: UrlConfig, orig
     ...servedUrls(config, origin, appUrl, application.id, d.serverVersion),
     ...(d === latest ? { frontendBundleUrl: `${origin}${config.basePath}/applications/${application.id}/frontendBundle` } : {}),
   }));
-  return { ...application, status: { ...application.status, appUrl, deployments } };
+  // `{appUrl}/` serves the latest served version's frontend.
+  return { ...application, status: { ...application.status, appUrl, ...(latest ? { frontendUrl: `${appUrl}/` } : {}), deployments } };
 }
 
 /**

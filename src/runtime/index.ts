@@ -10,6 +10,9 @@ import { recordAppWrites } from '../access/audit.ts';
 import { resourceRoutes } from './http/resource-routes.ts';
 import { aggregateRoutes } from './http/aggregate-route.ts';
 import { importRoutes } from './http/import-routes.ts';
+import { batchRoute } from './http/batch-route.ts';
+import { exportRoutes } from './http/export-route.ts';
+import { registerServedFrontend } from './http/frontend-route.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountProviderRoutes } from './http/account-provider-routes.ts';
 import { mfaGate } from './accounts/mfa.ts';
@@ -119,6 +122,8 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           aggregateRoutes(db),
           importRoutes(db),
+          batchRoute(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
+          exportRoutes(db, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           authRoutes(auth, new LoginThrottle(limits), mfa, emails),
           accountProviderRoutes({ db, auth, afterCommit, mfa, limits, origins }),
           accountRoutes(auth, emails, new AccountLimits(limits.authPerMinute, accounts.accountPerMinute)),
@@ -127,6 +132,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           triggerRoutes(runner),
         ],
       })(fastify);
+      registerServedFrontend(fastify, { appsPath, db, registry, origins: options.origins });
     },
   };
 }

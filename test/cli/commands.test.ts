@@ -171,7 +171,7 @@ describe('appbuilder publish, status, open, runs, bundle and unpublish', { timeo
   it('open prints the API, docs, OpenAPI and typed-client addresses, which answer', async () => {
     const open = await cli(['open', 'todo', '--json'], service.env);
     expect(open.code).toBe(0);
-    const { appUrl, versions } = json<{ appUrl: string; versions: Array<Deployment & { frontendBundleUrl?: string; clientUrl?: string }> }>(open.stdout);
+    const { appUrl, versions } = json<{ appUrl: string; versions: Array<Deployment & { frontendBundleUrl?: string; clientUrl?: string; frontendUrl?: string }> }>(open.stdout);
     const served = versions.find((v) => v.apiUrl === apiUrl)!;
     // The reference page (HTML) is on the app's own origin; the JSON on the path form.
     expect(appUrl).toMatch(/^http:\/\/[0-9a-f-]{36}\.localhost:\d+$/);
@@ -181,6 +181,9 @@ describe('appbuilder publish, status, open, runs, bundle and unpublish', { timeo
     expect(served.clientUrl).toBe(`${apiUrl}/client.ts`);
     expect(await (await fetch(served.clientUrl!)).text()).toContain('export function createClient');
     expect(served.frontendBundleUrl).toContain('/frontendBundle');
+    // The web frontend, served on the app's own origin with its API.
+    expect(served.frontendUrl).toBe(`${appUrl}/v${served.serverVersion}/`);
+    expect((await fetchAppOrigin(served.frontendUrl!)).headers.get('content-type')).toMatch(/^text\/html/);
     expect((await cli(['open', 'todo'], service.env)).stdout).toContain(`API:      ${apiUrl}`);
   });
 

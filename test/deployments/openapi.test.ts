@@ -97,7 +97,7 @@ describe('the OpenAPI document and reference page of a served version', () => {
 
   it('has every resource path of the to-do example with its operations and list parameters', () => {
     const accountPaths = ['/auth/signup', '/auth/login', '/auth/me', '/auth/refresh', '/auth/logout', '/auth/verify/request', '/auth/verify/confirm', '/auth/password/request', '/auth/password/confirm', '/auth/email/request', '/auth/email/confirm', '/auth/providers', '/auth/oauth/{provider}', '/auth/oauth/{provider}/callback', '/auth/mfa', '/auth/mfa/totp/enroll', '/auth/mfa/totp/verify', '/auth/mfa/totp/disable'];
-    expect(Object.keys(doc.paths).sort()).toEqual([...accountPaths, '/files', '/files/{key}', '/realtime', '/realtime/ws', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos'].sort());
+    expect(Object.keys(doc.paths).sort()).toEqual([...accountPaths, '/files', '/files/{key}', '/realtime', '/realtime/ws', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos', '/batch', '/toDos/export', '/users/export'].sort());
     for (const [resource, name] of [['toDos', 'ToDo'], ['users', 'User']]) {
       expect(doc.paths[`/${resource}`].get.operationId).toBe(`list${name}`);
       expect(doc.paths[`/${resource}`].post.operationId).toBe(`create${name}`);

@@ -76,7 +76,7 @@ describe.each(await availableDrivers())("an application's own origin, on %s", (d
     expect(document.servers[0].url).toBe(`/api/v${app.serverVersion}`);
   });
 
-  it.each(['/console', '/console/', '/v1/applications', '/v1/docs', '/v1/openapi.json', '/healthz', '/readyz', '/metrics', '/', '/api'])(
+  it.each(['/console', '/console/', '/v1/applications', '/v1/docs', '/v1/openapi.json', '/healthz', '/readyz', '/metrics', '/api'])(
     'answers 404 for %s: nothing but the app is served on its origin',
     async (path) => {
       const response = await own(path, { headers: { 'x-svc-api-client': tenant.api.apiKey!, authorization: `Bearer ${tenant.api.token!}` } });

@@ -43,6 +43,9 @@ export const ApplicationStatusSchema = Type.Object({
         "The application's own origin, `http://{applicationId}.{APPBUILDER_APPS_DOMAIN}:{port}`: its API at `{appUrl}/api/v{serverVersion}/…`, its reference page and its HTML answers are served there (browsers resolve `*.localhost` themselves).",
     }),
   ),
+  frontendUrl: Type.Optional(
+    Type.String({ format: 'uri', description: 'When a version is served: its generated frontend on the application\'s own origin, `{appUrl}/` (the most recently published served version).' }),
+  ),
   jobs: Type.Array(JobRecordSchema),
   deployments: Type.Array(
     Type.Object({
@@ -63,6 +66,7 @@ export const ApplicationStatusSchema = Type.Object({
       ),
       docsUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's API reference page, on the application's own origin: `{appUrl}/api/v{serverVersion}/docs`." })),
       openapiUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's OpenAPI 3.1 document: `{apiUrl}/openapi.json`." })),
+      frontendUrl: Type.Optional(Type.String({ format: 'uri', description: "The version's generated frontend, served on the application's own origin: `{appUrl}/v{serverVersion}/` (same origin as its API)." })),
       frontendBundleUrl: Type.Optional(Type.String({ format: 'uri', description: 'On the most recently published served version: the download of its frontend bundle (management credentials).' })),
     }),
   ),

@@ -79,7 +79,7 @@ function checkPaging(limit: number, offset: number): void {
 }
 
 /** Combines conditions with `and`; null when one of them excludes every row. */
-function whereOf(conditions: Condition[]): RawBuilder<unknown> | null {
+export function whereOf(conditions: Condition[]): RawBuilder<unknown> | null {
   const parts: RawBuilder<unknown>[] = [];
   for (const c of conditions) {
     if (c.kind === 'none') return null;
@@ -89,7 +89,7 @@ function whereOf(conditions: Condition[]): RawBuilder<unknown> | null {
 }
 
 /** A data error from a value the filter brought (a bad date, an out-of-range number): 400 naming `/filter`. */
-function filterValueError(error: unknown, filter: string | undefined): Error | null {
+export function filterValueError(error: unknown, filter: string | undefined): Error | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (filter === undefined || typeof code !== 'string' || !code.startsWith('22')) return null;
   const message = (error as Error).message;

@@ -13,6 +13,7 @@ import { filePaths, UPLOADED_FILE } from './file-paths.ts';
 import { addAccountFactorPaths } from './account-factor-paths.ts';
 import { addAccountSessionPaths } from './account-session-paths.ts';
 import { addRealtimePaths } from './realtime-paths.ts';
+import { addBulkPaths } from './bulk-paths.ts';
 
 /** One path's operations by verb (and shared `parameters`). */
 export type PathItem = Record<string, unknown>;
@@ -254,6 +255,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
   addTriggerPaths(app, paths);
   const files = filePaths(app);
   Object.assign(paths, files);
+  addBulkPaths(app, paths, { listParameters, security: OPEN_SECURITY, errors });
 
   const responses = Object.fromEntries(
     Object.entries(ERROR_TEXT).map(([status, description]) => [`Problem${status}`, { description, content: { 'application/problem+json': { schema: schemaRef('Problem') } } }]),

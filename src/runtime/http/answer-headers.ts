@@ -31,10 +31,10 @@ const SHARED_ALLOWED = new Set([
 ]);
 
 /**
- * JSON (also `application/problem+json` and the like), plain text, CSV and TypeScript source (the
- * typed client): never rendered as a page, nor run as a script (nosniff).
+ * JSON (also `application/problem+json` and the like), NDJSON, plain text, CSV and TypeScript
+ * source (the typed client): never rendered as a page, nor run as a script (nosniff).
  */
-const SHARED_TYPE = /^(application\/([a-z0-9.+-]+\+)?json|text\/plain|text\/csv|application\/typescript)\s*(;|$)/i;
+const SHARED_TYPE = /^(application\/([a-z0-9.+-]+\+)?json|application\/x-ndjson|text\/plain|text\/csv|application\/typescript)\s*(;|$)/i;
 
 export const PLAIN_TEXT = 'text/plain; charset=utf-8';
 

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import type { CompiledApp } from '../compiled-app.ts';
@@ -16,6 +17,7 @@ import { registerUploadRoute, UPLOAD_PATH } from './upload-route.ts';
 import { acceptImportBodies } from './import-routes.ts';
 import { answerHeaders, SHARED_ORIGIN_CSP } from './answer-headers.ts';
 import type { AppOrigins } from '../../tools/app-origin.ts';
+import { answerPreflight, appCorsPolicy, setCorsHeaders } from './cors.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -43,6 +45,7 @@ function send(reply: FastifyReply, response: AppResponse, onOwnOrigin: boolean):
   reply.status(response.status);
   const headers = answerHeaders(response.headers, onOwnOrigin, response.serviceHeaders);
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  if (response.stream) return reply.send(Readable.from(response.stream));
   if (response.json !== undefined) return reply.type('application/json; charset=utf-8').serializer((x) => x as string).send(response.json);
   if (response.body === undefined) return reply.send();
   if (typeof response.body === 'string' && headers['content-type']) return reply.send(response.body);
@@ -69,7 +72,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
     if (options.requestLog) trackAppRequests(fastify, options.requestLog);
     acceptImportBodies(fastify);
     const appRoute: RouteOptions = {
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: `${options.appsPath}/:applicationId/api/:version/*`,
       schema: { hide: true },
       handler: async (request, reply) => {
@@ -89,6 +92,14 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         }
         const note = options.requestLog ? noteAppRequest(request, applicationId, served.compiled.serverVersion) : null;
         const path = `/${rest}`.replace(/\/+$/, '') || '/';
+        // CORS_ORIGINS, on the app's own origin only (cors.ts); set first so error answers carry it too.
+        const cors = onOwnOrigin ? await appCorsPolicy(options.appValues, applicationId) : null;
+        setCorsHeaders(request, reply, cors);
+        if (request.method === 'OPTIONS') {
+          const allow = routerOf(served.compiled).allowed(path);
+          if (allow.length === 0) throw notFound(`No route for ${path} in this application.`);
+          return answerPreflight(request, reply, cors, allow);
+        }
         const route = routerOf(served.compiled).find(request.method === 'HEAD' ? 'GET' : request.method, path);
         if (!route) {
           const allow = routerOf(served.compiled).allowed(path);

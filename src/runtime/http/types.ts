@@ -41,6 +41,8 @@ export interface AppResponse {
   serviceHeaders?: Record<string, string>;
   /** A stored file to stream (files/serve.ts: ETag, Range, 304, safe headers); `status` is then set by it. */
   file?: { files: FileService; row: FileRow };
+  /** A body sent as it is produced, pulled as the client reads (an export): `headers` name its type. */
+  stream?: AsyncIterable<string>;
 }
 
 export type AppHandler = (request: AppRequest) => Promise<AppResponse>;
