@@ -26,6 +26,7 @@ import { AttachmentService } from './attachments.ts';
 import { SpecificationService } from './specifications.ts';
 import { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { FigmaService } from './figma.ts';
+import { AdvisorService } from '../advisor/service.ts';
 import { AppOrigins } from '../tools/app-origin.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
@@ -54,6 +55,8 @@ export interface Services {
   attachments: AttachmentService;
   specifications: SpecificationService;
   figma: FigmaService;
+  /** Explain, the access matrix and publish advice (advisor/). */
+  advisor: AdvisorService;
   /** Each application's own origin (tools/app-origin.ts): the address the service gives for an app. */
   origins: AppOrigins;
 }
@@ -110,6 +113,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     attachments,
     specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
+    advisor: new AdvisorService(db, applications, registry, masterKey, appValues),
     origins: origins ?? new AppOrigins(config, () => config.port),
   };
 }

@@ -1,0 +1,103 @@
+// Explain and the access matrix (docs/explain-and-advice.md): what a rule decided for a caller,
+// and who may do what in a version.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AdvisorService } from '../../advisor/service.ts';
+import type { ExplainInput } from '../../advisor/explain.ts';
+import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { problemResponses } from '../schemas.ts';
+import { ApplicationParams } from './application-schemas.ts';
+
+const Version = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' });
+
+const ExplainBody = Type.Object({
+  version: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'A published version; default: the one published last.' })),
+  as: Type.Union([Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }), Type.Literal('anonymous')], {
+    description: 'The end user (a record of the user model) or `"anonymous"`.',
+  }),
+  request: Type.Object(
+    {
+      method: Type.String({ pattern: '^(GET|POST|PATCH|PUT|DELETE|get|post|patch|put|delete)$' }),
+      path: Type.String({ minLength: 1, maxLength: 2000, description: 'Below the version prefix, e.g. `/toDos/{id}` (a query string may follow).' }),
+      query: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4000 }))),
+      body: Type.Optional(Type.Unknown()),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+export const CheckSchema = Type.Object({
+  model: Type.String({ description: 'The model (or, for a validation, the trigger id).' }),
+  operation: Type.String({ description: '`create`, `read`, `update`, `delete` or `validation`.' }),
+  ruleIndex: Type.Integer(),
+  expression: Type.String(),
+  result: Type.Union([Type.Boolean(), Type.Literal('per-row')]),
+  values: Type.Record(Type.String(), Type.Unknown(), { description: 'What the check used: `auth.id`, the record\'s fields (`record.user`).' }),
+});
+
+const ExplanationSchema = Type.Object({
+  status: Type.Integer({ description: 'What the real request answers.' }),
+  decision: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('filtered')]),
+  checks: Type.Array(CheckSchema),
+  rows: Type.Object({ visible: Type.Integer(), hidden: Type.Integer() }),
+  fieldsHidden: Type.Array(Type.String()),
+});
+
+const Cell = Type.Union([Type.Literal('always'), Type.Literal('never'), Type.Object({ when: Type.String({ description: 'The record-dependent rest of the rules, as CEL.' }) })]);
+const CallerCells = Type.Object({ anonymous: Cell, signedIn: Cell, owner: Type.Optional(Cell), admin: Cell });
+
+export const AdviceSchema = Type.Object({
+  code: Type.Union(['no-end-user-access', 'public-write', 'unreachable-model', 'plaintext-secret-field', 'rule-needs-index'].map((c) => Type.Literal(c))),
+  model: Type.Optional(Type.String()),
+  message: Type.String(),
+});
+
+const AccessSchema = Type.Object({
+  applicationId: Type.String(),
+  serverVersion: Type.String(),
+  models: Type.Array(
+    Type.Object({
+      model: Type.String(),
+      resource: Type.String(),
+      ownerField: Type.Union([Type.String(), Type.Null()], { description: 'The field that says whose a record is (`id` on the user model); null: no owner column.' }),
+      operations: Type.Object({ create: CallerCells, read: CallerCells, update: CallerCells, delete: CallerCells }),
+    }),
+  ),
+  advice: Type.Array(AdviceSchema),
+});
+
+export function advisorRoutes(advisor: AdvisorService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const common = { tags: ['applications'], security: MANAGEMENT_SECURITY };
+    app.post(
+      '/applications/:applicationId/explain',
+      {
+        // Nothing is ever written (the request runs in a transaction rolled back): a viewer may explain.
+        config: { requiredRole: 'viewer' },
+        schema: {
+          ...common,
+          operationId: 'explainRequest',
+          summary: 'Run a request to a published version as an end user or anonymously, rolled back, and say what each rule decided',
+          params: ApplicationParams,
+          body: ExplainBody,
+          response: { 200: ExplanationSchema, ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => advisor.explain(request.principal.customerId, request.params.applicationId, request.body as ExplainInput),
+    );
+    app.get(
+      '/applications/:applicationId/access',
+      {
+        schema: {
+          ...common,
+          operationId: 'getAccessMatrix',
+          summary: 'Who may create, read, update and delete each model: anonymous, signed in, owner, admin (by partial evaluation, no data read), with the advice',
+          params: ApplicationParams,
+          querystring: Type.Object({ version: Type.Optional(Version) }),
+          response: { 200: AccessSchema, ...problemResponses(404) },
+        },
+      },
+      async (request) => advisor.access(request.principal.customerId, request.params.applicationId, request.query.version),
+    );
+  };
+}
