@@ -7,32 +7,13 @@ import { NO_VALUES, type AppValuesSource } from '../secrets/app-values.ts';
 import { compileApp, type CompiledApp } from '../runtime/compiled-app.ts';
 import type { DeploymentRegistry } from '../runtime/registry.ts';
 import type { ApplicationService } from '../services/applications/service.ts';
-import { accessMatrix, matrixSummary, type AccessMatrix, type MatrixSummary } from './access-matrix.ts';
+import { accessMatrix, type AccessMatrix } from './access-matrix.ts';
+import { accessSummaryOf, type AccessSummary } from './summary.ts';
 import { adviceFor, type Advice } from './advice.ts';
 import { explainRequest, type ExplainInput, type Explanation } from './explain.ts';
 
 export interface AccessAnswer extends AccessMatrix {
   advice: Advice[];
-}
-
-/** What the specification, apply and publish answers carry: who may do what, in short, and the advice. */
-export interface AccessSummary {
-  access: MatrixSummary[];
-  advice: Advice[];
-}
-
-export function accessSummaryOf(app: CompiledApp): AccessSummary {
-  const matrix = accessMatrix(app);
-  return { access: matrixSummary(matrix), advice: adviceFor(app, matrix) };
-}
-
-/** The summary of a definition not yet compiled (a version, a proposal); empty when it does not compile. */
-export function accessSummaryOfDefinition(applicationId: string, serverVersion: string, definition: AppDefinition): AccessSummary {
-  try {
-    return accessSummaryOf(compileApp(applicationId, serverVersion, definition));
-  } catch {
-    return { access: [], advice: [] };
-  }
 }
 
 export class AdvisorService {

@@ -6,7 +6,7 @@ import type { AdvisorService } from '../../advisor/service.ts';
 import type { ExplainInput } from '../../advisor/explain.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { problemResponses } from '../schemas.ts';
-import { ApplicationParams } from './application-schemas.ts';
+import { ApplicationParams, ApplicationSchema } from './application-schemas.ts';
 
 const Version = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' });
 
@@ -50,6 +50,23 @@ export const AdviceSchema = Type.Object({
   code: Type.Union(['no-end-user-access', 'public-write', 'unreachable-model', 'plaintext-secret-field', 'rule-needs-index'].map((c) => Type.Literal(c))),
   model: Type.Optional(Type.String()),
   message: Type.String(),
+});
+
+/** Per model, the operations an end user may ever do (anonymous, signed in — on their own records included). */
+export const AccessSummarySchema = Type.Array(
+  Type.Object({
+    model: Type.String(),
+    anonymous: Type.Array(Type.String()),
+    signedIn: Type.Array(Type.String()),
+  }),
+  { description: 'Who may do what, in short (the whole matrix: GET …/access).' },
+);
+
+/** The publish answer: the Application, with who may do what and the advice of the version published. */
+export const PublishAnswerSchema = Type.Object({
+  ...ApplicationSchema.properties,
+  access: AccessSummarySchema,
+  advice: Type.Array(AdviceSchema, { description: 'What the rules let end users do that may not be meant, or nothing at all (docs/explain-and-advice.md).' }),
 });
 
 const AccessSchema = Type.Object({

@@ -5,6 +5,22 @@ import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
+import { AccessSummarySchema, AdviceSchema } from './advisor.ts';
+import { accessSummaryOfDefinition } from '../../advisor/summary.ts';
+import type { AppDefinition } from '../../definition/schema.ts';
+
+/** Who may do what under a definition, and the advice (advisor/): added to the specification and apply answers. */
+const accessMembers = {
+  access: Type.Optional(AccessSummarySchema),
+  advice: Type.Optional(Type.Array(AdviceSchema, { description: 'What the rules let end users do that may not be meant, or nothing at all.' })),
+};
+const NO_APPLICATION = '00000000-0000-4000-8000-000000000000';
+function withAccess<T extends { content?: unknown; scode?: unknown; id?: string; serverVersion?: string }>(answer: T): T {
+  const definition = answer.content ?? answer.scode;
+  if (!definition) return answer;
+  return { ...answer, ...accessSummaryOfDefinition(answer.scode ? (answer.id ?? NO_APPLICATION) : NO_APPLICATION, answer.serverVersion ?? '0.0.0', definition as AppDefinition) };
+}
+const AppliedSchema = Type.Object({ ...ApplicationSchema.properties, ...accessMembers });
 
 const SourceSchema = Type.Object({
   attachmentId: Uuid,
@@ -47,6 +63,7 @@ export const SpecificationSchema = Type.Object(
       { description: 'What was skipped, guessed or in conflict, and why.' },
     ),
     summary: Type.Union([SummarySchema, Type.Null()], { description: 'What the content holds; null until the job succeeds.' }),
+    ...accessMembers,
   },
   { $id: 'Specification' },
 );
@@ -109,7 +126,7 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
       {
         schema: { ...common, operationId: 'getSpecification', summary: 'A specification', params: SpecificationParams, response: { 200: SpecificationSchema, ...problemResponses(404) } },
       },
-      async (request) => specifications.get(request.principal.customerId, request.params.projectId, request.params.specificationId),
+      async (request) => withAccess(await specifications.get(request.principal.customerId, request.params.projectId, request.params.specificationId)),
     );
 
     app.delete(
@@ -132,12 +149,12 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
           summary: 'Apply: a new application (201), or one change adding what an application of the project lacks (200; 409 listing clashes)',
           params: SpecificationParams,
           body: Type.Optional(Type.Object({ applicationId: Type.Optional(Uuid), name: Type.Optional(Type.String({ maxLength: 200 })) })),
-          response: { 200: ApplicationSchema, 201: ApplicationSchema, ...problemResponses(404, 409) },
+          response: { 200: AppliedSchema, 201: AppliedSchema, ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
         const { created, application } = await specifications.apply(request.principal.customerId, request.params.projectId, request.params.specificationId, request.body ?? {});
-        return reply.status(created ? 201 : 200).send(application);
+        return reply.status(created ? 201 : 200).send(withAccess(application));
       },
     );
 
