@@ -17,7 +17,7 @@ const ExplainBody = Type.Object({
   }),
   request: Type.Object(
     {
-      method: Type.String({ pattern: '^(GET|POST|PATCH|PUT|DELETE|get|post|patch|put|delete)$' }),
+      method: Type.Union(['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => Type.Literal(m))),
       path: Type.String({ minLength: 1, maxLength: 2000, description: 'Below the version prefix, e.g. `/toDos/{id}` (a query string may follow).' }),
       query: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4000 }))),
       body: Type.Optional(Type.Unknown()),
