@@ -17,18 +17,35 @@ export interface AccessAnswer extends AccessMatrix {
 }
 
 export class AdvisorService {
+  /**
+   * Per application: its customer and the version served last, as `latestServed` read them;
+   * forgotten whenever the registry forgets the application (a deployment or unpublish, here or
+   * in another process), so explain costs no query of its own for them.
+   */
+  readonly #latest = new Map<string, { customerId: string; version: string | null }>();
+
   constructor(
     private readonly db: Db,
     private readonly applications: ApplicationService,
     private readonly registry: DeploymentRegistry,
     private readonly masterKey: Buffer,
     private readonly appValues?: AppValuesSource,
-  ) {}
+  ) {
+    registry.onInvalidate((applicationId) => this.#latest.delete(applicationId));
+  }
 
   async explain(customerId: string, applicationId: string, input: ExplainInput): Promise<Explanation> {
-    await this.applications.findRow(this.db.kysely, customerId, applicationId);
-    const version = input.version ?? (await this.latestServed(applicationId));
-    const served = version ? await this.registry.resolve(applicationId, version) : null;
+    let version = input.version ?? (await this.latestServed(customerId, applicationId));
+    let resolved = version ? await this.registry.resolve(applicationId, version) : null;
+    // A version remembered but no longer served (a notice missed): asked again once.
+    if (!resolved && !input.version && this.#latest.delete(applicationId)) {
+      version = await this.latestServed(customerId, applicationId);
+      resolved = version ? await this.registry.resolve(applicationId, version) : null;
+    }
+    // A version named in the body: its customer is checked here (the same 404 as for another's application).
+    if (resolved && resolved.customerId !== customerId) throw notFound(`Application ${applicationId} was not found.`, '/applicationId');
+    if (!resolved && input.version) await this.latestServed(customerId, applicationId);
+    const served = resolved;
     if (!served) throw notFound(version ? `Version ${version} is not published: explain runs a published version.` : 'No version is published: publish one to explain requests to it.', '/version');
     const values = this.appValues ? await this.appValues.forApplication(applicationId) : NO_VALUES;
     return explainRequest({ db: this.db, masterKey: this.masterKey }, served, values, input);
@@ -58,15 +75,26 @@ export class AdvisorService {
     return compileApp(applicationId, serverVersion, stored.scode as unknown as AppDefinition);
   }
 
-  /** The version served last. */
-  private async latestServed(applicationId: string): Promise<string | null> {
+  /**
+   * The customer's application (else 404) and its version served last, in one query: explain is
+   * a request of its own, and a version asked for by name is checked against the customer when
+   * it is resolved (its deployment names the customer).
+   */
+  private async latestServed(customerId: string, applicationId: string): Promise<string | null> {
+    const known = this.#latest.get(applicationId);
+    if (known?.customerId === customerId) return known.version;
     const row = await this.db.kysely
-      .selectFrom('appbuilder.deployments')
-      .select('server_version')
-      .where('application_id', '=', applicationId)
-      .where('state', '=', 'active')
-      .orderBy('published_at', 'desc')
+      .selectFrom('appbuilder.applications as a')
+      .leftJoin('appbuilder.deployments as d', (join) => join.onRef('d.application_id', '=', 'a.id').on('d.state', '=', 'active'))
+      .select(['d.server_version', 'a.customer_id'])
+      .where('a.id', '=', applicationId)
+      .where('a.customer_id', '=', customerId)
+      .orderBy('d.published_at', (ob) => ob.desc().nullsLast())
+      .limit(1)
       .executeTakeFirst();
-    return row?.server_version ?? null;
+    if (!row) throw notFound(`Application ${applicationId} was not found.`, '/applicationId');
+    if (this.#latest.size >= 10_000) this.#latest.clear();
+    this.#latest.set(applicationId, { customerId: row.customer_id, version: row.server_version ?? null });
+    return row.server_version ?? null;
   }
 }

@@ -90,7 +90,7 @@ export function advisorRoutes(advisor: AdvisorService): FastifyPluginAsyncTypebo
       '/applications/:applicationId/explain',
       {
         // Nothing is ever written (the request runs in a transaction rolled back): a viewer may explain.
-        config: { requiredRole: 'viewer' },
+        config: { requiredRole: 'viewer', changesNothing: true },
         schema: {
           ...common,
           operationId: 'explainRequest',
