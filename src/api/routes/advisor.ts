@@ -5,13 +5,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AdvisorService } from '../../advisor/service.ts';
 import type { ExplainInput } from '../../advisor/explain.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { nameComponents } from '../openapi.ts';
 import { problemResponses } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema } from './application-schemas.ts';
 
 const Version = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' });
 
 const ExplainBody = Type.Object({
-  version: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'A published version; default: the one published last.' })),
+  version: Type.Optional(Version),
   as: Type.Union([Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }), Type.Literal('anonymous')], {
     description: 'The end user (a record of the user model) or `"anonymous"`.',
   }),
@@ -32,7 +33,7 @@ export const CheckSchema = Type.Object({
   ruleIndex: Type.Integer(),
   expression: Type.String(),
   result: Type.Union([Type.Boolean(), Type.Literal('per-row')]),
-  values: Type.Record(Type.String(), Type.Unknown(), { description: 'What the check used: `auth.id`, the record\'s fields (`record.user`).' }),
+  values: Type.Record(Type.String(), Type.Unknown()),
 });
 
 const ExplanationSchema = Type.Object({
@@ -59,15 +60,10 @@ export const AccessSummarySchema = Type.Array(
     anonymous: Type.Array(Type.String()),
     signedIn: Type.Array(Type.String()),
   }),
-  { description: 'Who may do what, in short (the whole matrix: GET …/access).' },
 );
 
 /** The publish answer: the Application, with who may do what and the advice of the version published. */
-export const PublishAnswerSchema = Type.Object({
-  ...ApplicationSchema.properties,
-  access: AccessSummarySchema,
-  advice: Type.Array(AdviceSchema, { description: 'What the rules let end users do that may not be meant, or nothing at all (docs/explain-and-advice.md).' }),
-});
+export const PublishAnswerSchema = Type.Intersect([ApplicationSchema, Type.Object({ access: AccessSummarySchema, advice: Type.Array(AdviceSchema) })]);
 
 const AccessSchema = Type.Object({
   applicationId: Type.String(),
@@ -76,11 +72,23 @@ const AccessSchema = Type.Object({
     Type.Object({
       model: Type.String(),
       resource: Type.String(),
-      ownerField: Type.Union([Type.String(), Type.Null()], { description: 'The field that says whose a record is (`id` on the user model); null: no owner column.' }),
+      ownerField: Type.Union([Type.String(), Type.Null()]),
       operations: Type.Object({ create: CallerCells, read: CallerCells, update: CallerCells, delete: CallerCells }),
     }),
   ),
   advice: Type.Array(AdviceSchema),
+});
+
+// Named once in the document (repeated members would otherwise be written out at each use).
+nameComponents({
+  AccessCell: Cell,
+  AccessCells: CallerCells,
+  AccessMatrix: AccessSchema,
+  AccessSummary: AccessSummarySchema,
+  Advice: AdviceSchema,
+  RuleCheck: CheckSchema,
+  Explanation: ExplanationSchema,
+  PublishAnswer: PublishAnswerSchema,
 });
 
 export function advisorRoutes(advisor: AdvisorService): FastifyPluginAsyncTypebox {
@@ -94,7 +102,7 @@ export function advisorRoutes(advisor: AdvisorService): FastifyPluginAsyncTypebo
         schema: {
           ...common,
           operationId: 'explainRequest',
-          summary: 'Run a request to a published version as an end user or anonymously, rolled back, and say what each rule decided',
+          summary: 'Explain a request as an end user or anonymous (rolled back): what each rule decided',
           params: ApplicationParams,
           body: ExplainBody,
           response: { 200: ExplanationSchema, ...problemResponses(400, 404) },
@@ -108,7 +116,7 @@ export function advisorRoutes(advisor: AdvisorService): FastifyPluginAsyncTypebo
         schema: {
           ...common,
           operationId: 'getAccessMatrix',
-          summary: 'Who may create, read, update and delete each model: anonymous, signed in, owner, admin (by partial evaluation, no data read), with the advice',
+          summary: 'The access matrix (by partial evaluation) and the advice',
           params: ApplicationParams,
           querystring: Type.Object({ version: Type.Optional(Version) }),
           response: { 200: AccessSchema, ...problemResponses(404) },

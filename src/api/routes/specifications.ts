@@ -8,6 +8,7 @@ import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
 import { AccessSummarySchema, AdviceSchema } from './advisor.ts';
 import { accessSummaryOfDefinition } from '../../advisor/summary.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
+import { nameComponents } from '../openapi.ts';
 
 /** Who may do what under a definition, and the advice (advisor/): added to the specification and apply answers. */
 const accessMembers = {
@@ -20,7 +21,8 @@ function withAccess<T extends { content?: unknown; scode?: unknown; id?: string;
   if (!definition) return answer;
   return { ...answer, ...accessSummaryOfDefinition(answer.scode ? (answer.id ?? NO_APPLICATION) : NO_APPLICATION, answer.serverVersion ?? '0.0.0', definition as AppDefinition) };
 }
-const AppliedSchema = Type.Object({ ...ApplicationSchema.properties, ...accessMembers });
+const AppliedSchema = Type.Intersect([ApplicationSchema, Type.Object(accessMembers)]);
+nameComponents({ AppliedSpecification: AppliedSchema });
 
 const SourceSchema = Type.Object({
   attachmentId: Uuid,
