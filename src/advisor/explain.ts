@@ -25,7 +25,7 @@ import { ruleCondition, ruleHolds } from '../runtime/writes/rules.ts';
 import { failedValidations, selectorsMatch, type TriggerVariables } from '../runtime/runs/trigger-inputs.ts';
 import { withRolledBackDb } from './rolled-back.ts';
 import { modelChecks, type Check } from './explain-checks.ts';
-import { probeCreate } from './probe-create.ts';
+import { probeCreate, probeUpdate } from './probe-writes.ts';
 import type { Known, Operation } from './residuals.ts';
 
 export type { Check } from './explain-checks.ts';
@@ -191,6 +191,11 @@ export async function explainRequest(deps: ExplainDependencies, served: ServedAp
     }
 
     const ok = status >= 200 && status < 300;
+    // An update refused although the rule held on the record: the change would take it out of the
+    // caller's reach; the rule's checks on the record as changed say so.
+    if (target.kind === 'one' && target.operation === 'update' && status === 403 && checks.some((c) => c.operation === 'update' && c.result === true)) {
+      checks.push(...(await probeUpdate(rdb, app, target.model, id, body, known('update'))));
+    }
     let rows = { visible: 0, hidden: 0 };
     let fieldsHidden: string[] = [];
     const sparse = query.fields !== undefined;

@@ -112,6 +112,10 @@ describe.each(await availableDrivers())('explain on %s', (driver) => {
     const forOther = await explain({ userId: bob.user.id }, 'POST', '/toDos', { title: 'new', user: ann.user.id });
     expect(forOther).toMatchObject({ status: 403, decision: 'deny' });
     expect(forOther.checks[0]).toMatchObject({ result: false, values: { 'auth.id': bob.user.id, 'record.user': ann.user.id } });
+    // Handing one's to-do to someone else would take it out of one's reach: the rule held before, not after.
+    const away = await explain({ userId: ann.user.id }, 'PATCH', `/toDos/${annTodo.id}`, { user: bob.user.id });
+    expect(away).toMatchObject({ status: 403, decision: 'deny' });
+    expect(away.checks.map((c) => [c.operation, c.result, c.values['record.user']])).toEqual([['update', true, ann.user.id], ['update', false, bob.user.id]]);
     const signup = await explain('anonymous', 'POST', '/auth/signup', { name: 'Cy', email: 'cy@example.test', password: 'correct horse' });
     expect(signup).toMatchObject({ status: 201, decision: 'allow' });
     expect((await explain('anonymous', 'POST', '/auth/signup', { name: 'Ann again', email: 'ann@example.test', password: 'correct horse' })).status).toBe(409);
