@@ -42,11 +42,19 @@ export interface AuditFilter {
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route whose method is not a read's but that changes nothing: not audited as a write. */
+    changesNothing?: boolean;
+  }
+}
 const pending = new WeakMap<FastifyRequest, PendingAudit>();
 
 /** The audit row of this request (one per request), or null for reads and unauthenticated calls. */
 export function pendingAuditOf(request: FastifyRequest): PendingAudit | null {
-  if (READS.has(request.method) || !request.principal) return null;
+  // `changesNothing`: a POST that only reads, like explain (its request runs in a transaction rolled back).
+  if (READS.has(request.method) || !request.principal || request.routeOptions.config.changesNothing) return null;
   let audit = pending.get(request);
   if (!audit) {
     const schema = request.routeOptions.schema as { operationId?: string; response?: Record<string, unknown> } | undefined;

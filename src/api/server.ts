@@ -31,6 +31,7 @@ import { frontendRoutes } from './routes/frontend.ts';
 import { runRoutes } from './routes/runs.ts';
 import { signedFileRoutes, storageRoutes } from './routes/storage.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
+import { advisorRoutes } from './routes/advisor.ts';
 import { applicationConfigurationRoutes, projectConfigurationRoutes } from './routes/configuration.ts';
 import { assistantRoutes } from './routes/assistant.ts';
 import { attachmentRoutes } from './routes/attachments.ts';
@@ -172,6 +173,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
     (s: Services) => runRoutes(s.runs),
     storageRoutes,
     (s: Services) => monitoringRoutes(s.monitoring),
+    (s: Services) => advisorRoutes(s.advisor),
     applicationConfigurationRoutes,
     builderRoutes,
     auditRoutes,

@@ -71,6 +71,22 @@ export function registerClientCommands(program: Command): void {
     .action(lazy(() => import('./runs.ts'), (m) => m.runsCommand));
 
   program
+    .command('explain <app> [request...]')
+    .description('Run a request as an end user (--as USER_ID) or anonymous, rolled back, and say what each rule decided: explain APP --as ID -- GET /toDos/ID')
+    .option('--as <user>', 'the end user\'s id, or anonymous')
+    .option('--body <json>', 'the request body: JSON, or @file')
+    .option('--version <version>', 'a published version (default: the one published last)')
+    .option('--json', JSON_HELP)
+    .action(lazy(() => import('./advisor.ts'), (m) => m.explainCommand));
+
+  program
+    .command('access <app>')
+    .description('Who may create, read, update and delete each model (anonymous, signed in, owner, admin), and the advice')
+    .option('--version <version>', 'the serverVersion (default: the current one)')
+    .option('--json', JSON_HELP)
+    .action(lazy(() => import('./advisor.ts'), (m) => m.accessCommand));
+
+  program
     .command('open <app>')
     .description('Print where the served versions answer: API, docs, OpenAPI and the frontend bundle')
     .option('--json', JSON_HELP)

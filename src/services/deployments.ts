@@ -15,6 +15,7 @@ import { purgeFields } from './purge.ts';
 import type { ApplicationService } from './applications/service.ts';
 import type { Application } from './applications/view.ts';
 import { checkConfigReferences } from '../secrets/references.ts';
+import { accessSummaryOf, accessSummaryOfDefinition, type AccessSummary } from '../advisor/summary.ts';
 
 /**
  * Publishing: a `deployment` job migrates the app's schema to the version and then
@@ -38,7 +39,8 @@ export class DeploymentService {
     this.servedListeners.push(listener);
   }
 
-  async publish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application> {
+  /** The answer carries who may do what and the advice (advisor/advice.ts); the job's metadata keeps the advice. */
+  async publish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application & AccessSummary> {
     const row = await this.applications.findRow(this.db.kysely, customerId, applicationId);
     const version = serverVersion ?? row.server_version;
     const definition = await this.versionScode(applicationId, version);
@@ -46,8 +48,9 @@ export class DeploymentService {
     await checkMigration(this.db, applicationId, definition);
     // Every variable and secret the version reads must be set (DESIGN §11).
     await checkConfigReferences(this.db, applicationId, definition);
-    await this.applications.submitJob(customerId, applicationId, 'deployment', { serverVersion: version });
-    return this.applications.get(customerId, applicationId);
+    const summary = accessSummaryOfDefinition(applicationId, version, definition);
+    await this.applications.submitJob(customerId, applicationId, 'deployment', { serverVersion: version, advice: summary.advice });
+    return { ...(await this.applications.get(customerId, applicationId)), ...summary };
   }
 
   async unpublish(customerId: string, applicationId: string, serverVersion?: string): Promise<Application> {
@@ -138,7 +141,7 @@ export class DeploymentService {
     await this.servedChanged(applicationId);
     // The statements' summary is listed once, in `status.migrations` (app_migrations); the job's
     // metadata only counts them.
-    return { serverVersion, migrationStatements: applied.statements };
+    return { serverVersion, migrationStatements: applied.statements, advice: accessSummaryOf(applied.compiled).advice };
   }
 
   private async servedChanged(applicationId: string): Promise<void> {

@@ -27,6 +27,7 @@ import { SpecificationService } from './specifications.ts';
 import { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { FigmaService } from './figma.ts';
 import { DataImportService } from '../imports/service.ts';
+import { AdvisorService } from '../advisor/service.ts';
 import { AppOrigins } from '../tools/app-origin.ts';
 
 /** Every service of the control plane, built once per process over one Db. */
@@ -57,6 +58,8 @@ export interface Services {
   figma: FigmaService;
   /** Rows of documents imported into published versions (src/imports/). */
   dataImports: DataImportService;
+  /** Explain, the access matrix and publish advice (advisor/). */
+  advisor: AdvisorService;
   /** Each application's own origin (tools/app-origin.ts): the address the service gives for an app. */
   origins: AppOrigins;
 }
@@ -115,6 +118,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
     dataImports,
+    advisor: new AdvisorService(db, applications, registry, masterKey, appValues),
     origins: origins ?? new AppOrigins(config, () => config.port),
   };
 }

@@ -23,7 +23,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const OWNED = ['projectId', 'applicationId', 'apiClientId'];
 const APP_NAME = 'Tenant A secret to-do app';
 /** Changes that need a served version: A's control request goes to its published application. */
-const NEEDS_PUBLISHED = ['unpublishApplication'];
+const NEEDS_PUBLISHED = ['explainRequest', 'unpublishApplication'];
 
 /** Valid bodies, so a refusal cannot be a 400 for the body; operations not listed get a sample of their schema. */
 function bodies(projectId: string, applicationId = ''): Record<string, unknown> {
@@ -187,8 +187,8 @@ describe.each(drivers)('tenant isolation (%s)', (driver) => {
   });
 
   it('accepts the same requests from A (so the 404s above are about ownership)', async () => {
-    // Unpublishing last: the reads (frontendBundle) need the served version.
-    const ordered = [...walked()].sort((x, y) => Number(NEEDS_PUBLISHED.includes(x.operationId)) - Number(NEEDS_PUBLISHED.includes(y.operationId)));
+    // Unpublishing last: the reads (frontendBundle) and explain need the served version.
+    const ordered = [...walked()].sort((x, y) => NEEDS_PUBLISHED.indexOf(x.operationId) - NEEDS_PUBLISHED.indexOf(y.operationId));
     for (const op of ordered) {
       const unknown = op.params.filter((p) => !(p in paramsOf(own)));
       if (unknown.length > 0) continue; // no sample of A's for this parameter: A would get 404 too

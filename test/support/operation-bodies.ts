@@ -37,5 +37,6 @@ export function definitionEditBodies(projectId: string): Record<string, unknown>
     replaceDomainModel: null,
     publishApplication: {},
     unpublishApplication: {},
+    explainRequest: { as: 'anonymous', request: { method: 'GET', path: '/toDos' } },
   };
 }

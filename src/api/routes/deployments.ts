@@ -5,6 +5,7 @@ import type { Application } from '../../services/applications/view.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { problemResponses } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema } from './application-schemas.ts';
+import { PublishAnswerSchema } from './advisor.ts';
 
 const VersionBody = Type.Object({
   serverVersion: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'Defaults to the current serverVersion (publish) or every served version (unpublish).' })),
@@ -47,13 +48,13 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
             "The answer's `status.deployments` names the version (state `pending` until the deployment job has served it) with its `apiUrl`, `docsUrl` and `openapiUrl`.",
           params: ApplicationParams,
           body: Type.Optional(VersionBody),
-          response: { 202: ApplicationSchema, ...problemResponses(404, 409) },
+          response: { 202: PublishAnswerSchema, ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
         reply.status(202);
-        const application = await deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
-        return withPendingDeployment(application, request.body?.serverVersion ?? application.serverVersion);
+        const { access, advice, ...application } = await deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
+        return { ...withPendingDeployment(application, request.body?.serverVersion ?? application.serverVersion), access, advice };
       },
     );
 

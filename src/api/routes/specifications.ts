@@ -7,6 +7,24 @@ import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../sc
 import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
 import { ACCESS_MODES } from '../../specifications/access-proposal.ts';
 import { OnErrorSchema } from './data-imports.ts';
+import { AccessSummarySchema, AdviceSchema } from './advisor.ts';
+import { accessSummaryOfDefinition } from '../../advisor/summary.ts';
+import type { AppDefinition } from '../../definition/schema.ts';
+import { nameComponents } from '../openapi.ts';
+
+/** Who may do what under a definition, and the advice (advisor/): added to the specification and apply answers. */
+const accessMembers = {
+  access: Type.Optional(AccessSummarySchema),
+  advice: Type.Optional(Type.Array(AdviceSchema, { description: 'What the rules let end users do that may not be meant, or nothing at all.' })),
+};
+const NO_APPLICATION = '00000000-0000-4000-8000-000000000000';
+function withAccess<T extends { content?: unknown; scode?: unknown; id?: string; serverVersion?: string }>(answer: T): T {
+  const definition = answer.content ?? answer.scode;
+  if (!definition) return answer;
+  return { ...answer, ...accessSummaryOfDefinition(answer.scode ? (answer.id ?? NO_APPLICATION) : NO_APPLICATION, answer.serverVersion ?? '0.0.0', definition as AppDefinition) };
+}
+const AppliedSchema = Type.Intersect([ApplicationSchema, Type.Object(accessMembers)]);
+nameComponents({ AppliedSpecification: AppliedSchema });
 
 const SourceSchema = Type.Object({
   attachmentId: Uuid,
@@ -49,6 +67,7 @@ export const SpecificationSchema = Type.Object(
       { description: 'What was skipped, guessed or in conflict, and why.' },
     ),
     summary: Type.Union([SummarySchema, Type.Null()], { description: 'What the content holds; null until the job succeeds.' }),
+    ...accessMembers,
   },
   { $id: 'Specification' },
 );
@@ -117,7 +136,7 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
       {
         schema: { ...common, operationId: 'getSpecification', summary: 'A specification', params: SpecificationParams, response: { 200: SpecificationSchema, ...problemResponses(404) } },
       },
-      async (request) => specifications.get(request.principal.customerId, request.params.projectId, request.params.specificationId),
+      async (request) => withAccess(await specifications.get(request.principal.customerId, request.params.projectId, request.params.specificationId)),
     );
 
     app.delete(
@@ -150,18 +169,18 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
               onError: Type.Optional(OnErrorSchema),
             }),
           ),
-          response: { 200: ApplicationSchema, 201: ApplicationSchema, ...problemResponses(404, 409) },
+          response: { 200: AppliedSchema, 201: AppliedSchema, ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
         const { publish, importData, onError, ...input } = request.body ?? {};
         const customerId = request.principal.customerId;
         const { created, application } = await specifications.apply(customerId, request.params.projectId, request.params.specificationId, input);
-        if (!publish) return reply.status(created ? 201 : 200).send(application);
+        if (!publish) return reply.status(created ? 201 : 200).send(withAccess(application));
         // apply → publish → import: the import job waits for the deployment to serve the version
         await services.deployments.publish(customerId, application.id, application.serverVersion);
         if (importData) await services.dataImports.create(customerId, application.id, { specificationId: request.params.specificationId, version: application.serverVersion, ...(onError ? { onError } : {}) });
-        return reply.status(created ? 201 : 200).send(await services.applications.get(customerId, application.id));
+        return reply.status(created ? 201 : 200).send(withAccess(await services.applications.get(customerId, application.id)));
       },
     );
 

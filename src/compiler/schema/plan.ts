@@ -18,6 +18,7 @@ import type { AppDefinition, Field, Model } from '../../definition/schema.ts';
 import { fieldColumn, systemColumns } from './columns.ts';
 import { modelIndexPlans } from './model-indexes.ts';
 import { checkName, foreignKeyName, indexName } from './names.ts';
+import { ownerComparedFieldIds } from './rule-indexes.ts';
 import type { ColumnPlan, ForeignKeyPlan, IndexPlan, SchemaPlan, TablePlan } from './types.ts';
 
 type Definition = Pick<AppDefinition, 'models'>;
@@ -29,11 +30,15 @@ export function planSchema(def: Definition, appId: string): SchemaPlan {
   def.models.forEach((model, m) => {
     const table = tableNameForModel(model.id);
     const columns = systemColumns(table, model.name, `/models/${m}`);
+    // Plain columns the model's rules compare with the caller's id get an index too (rule-indexes.ts).
+    const ownerCompared = new Set(ownerComparedFieldIds(def as Definition & { userModelId?: string }, model));
     model.fields.forEach((field, f) => {
       const path = `/models/${m}/fields/${f}`;
       if (field.computed !== undefined) return;
       if (!isRelationship(field)) {
-        columns.push(fieldColumn(table, model.name, field, path));
+        const column = fieldColumn(table, model.name, field, path);
+        columns.push(column);
+        if (ownerCompared.has(field.id)) plan.indexes.push(index(table, column.name, column.label));
         return;
       }
       const target = byId.get(field.to);

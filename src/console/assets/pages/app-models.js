@@ -2,6 +2,7 @@
 // PATCH of the management API; a 400/409 problem is shown at the field it names.
 import { useState } from 'preact/hooks';
 import { Field, html, messagesAt, Problem, useAction } from '../ui.js';
+import { AdviceList, MatrixTable, Templates, TryAs, useAccess } from './app-access.js';
 
 const PRIMITIVES = ['p_TEXT', 'p_NUMBER', 'p_BOOLEAN', 'p_DATE', 'p_DATE_TIME', 'p_TIME', 'p_STAR_RATING', 'p_LINK', 'p_IMAGE', 'p_VIDEO', 'p_FILE', 'p_PHONE_NUMBER', 'p_ADDRESS', 'p_CURRENCY_AMOUNT'];
 
@@ -76,7 +77,7 @@ export function Models({ api, app, readOnly, onChange }) {
     )}`;
 }
 
-function RuleEditor({ api, app, model, readOnly, onChange }) {
+function RuleEditor({ api, app, model, matrix, readOnly, onChange }) {
   const [text, setText] = useState(JSON.stringify(model.accessControl, null, 2));
   const save = useAction();
   async function submit(event) {
@@ -98,7 +99,9 @@ function RuleEditor({ api, app, model, readOnly, onChange }) {
       ${model.accessControl.rules.map((r) => html`<li><span class=${`tag ${r.access}`}>${r.access}</span>${r.operations ? ` ${r.operations.join(', ')}` : ''} when <code>${r.criteria}</code></li>`)}
       <li>otherwise <span class="tag">${model.accessControl.defaultAccess ?? 'deny'}</span></li>
     </ul>
+    ${matrix ? html`<${MatrixTable} model=${matrix} />` : null}
     <fieldset disabled=${readOnly}>
+      ${readOnly ? null : html`<${Templates} app=${app} model=${model} onPick=${setText} />`}
       <${Field} label=${`Rules of ${model.name} (JSON)`} name="rules" type="textarea" value=${text} onInput=${setText} errors=${messagesAt(save.error, '/accessControl')} />
       ${readOnly ? null : html`<button type="submit" class="small" disabled=${save.busy}>Save rules</button>`}
     </fieldset>
@@ -107,7 +110,19 @@ function RuleEditor({ api, app, model, readOnly, onChange }) {
 }
 
 export function Rules({ api, app, readOnly, onChange }) {
+  const access = useAccess(api, app);
+  const matrixOf = (model) => access.data?.models.find((m) => m.model === model.name);
   return html`<h2>Access rules</h2>
-    <p class="hint">Rules are CEL expressions over <code>auth</code> (the signed-in user) and <code>record</code>; they run inside the SQL of every read and write.</p>
-    ${app.scode.models.map((model) => html`<${RuleEditor} key=${`${model.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} readOnly=${readOnly} onChange=${onChange} />`)}`;
+    <p class="hint">Rules are CEL expressions over <code>auth</code> (the signed-in user) and <code>record</code>; they run inside the SQL of every read and write.
+      Beside each model: who may do what under the saved rules (anonymous, signed in, on their own records, administrators).</p>
+    <div class="rules-layout">
+      <div>
+        ${app.scode.models.map((model) => html`<${RuleEditor} key=${`${model.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} matrix=${matrixOf(model)} readOnly=${readOnly} onChange=${onChange} />`)}
+      </div>
+      <aside aria-label="Check the rules">
+        <h3>Advice</h3>
+        <${AdviceList} advice=${access.data?.advice} />
+        <${TryAs} api=${api} app=${app} />
+      </aside>
+    </div>`;
 }

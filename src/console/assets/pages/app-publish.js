@@ -1,6 +1,7 @@
 // Publish and unpublish, with the deployment job followed live, and where each served
 // version answers (API, reference page, OpenAPI).
 import { html, Problem, Table, useAction, when } from '../ui.js';
+import { AdviceList, useAccess } from './app-access.js';
 import { useEffect, useState } from 'preact/hooks';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,6 +20,9 @@ function Job({ job }) {
 export function Publish({ api, app, readOnly, onChange }) {
   const [current, setCurrent] = useState(app);
   const [following, setFollowing] = useState(false);
+  // The advice of the version about to be published, then the publish answer's.
+  const access = useAccess(api, app);
+  const [advice, setAdvice] = useState(null);
   const publish = useAction();
   const unpublish = useAction();
   useEffect(() => setCurrent(app), [app]);
@@ -42,6 +46,7 @@ export function Publish({ api, app, readOnly, onChange }) {
   async function doPublish() {
     const done = await publish.run(() => api.post(`/applications/${app.id}/publish`, { serverVersion: app.serverVersion }));
     if (done) {
+      setAdvice(done.advice ?? null);
       setCurrent(done);
       await follow();
     }
@@ -59,6 +64,10 @@ export function Publish({ api, app, readOnly, onChange }) {
       : html`<p><button type="button" onClick=${doPublish} disabled=${publish.busy || following}>
           ${following ? 'Publishing…' : `Publish v${app.serverVersion}`}</button></p>`}
     <${Problem} error=${publish.error ?? unpublish.error} />
+    <section aria-label="Publish advice">
+      <h3>Advice for v${app.serverVersion}</h3>
+      <${AdviceList} advice=${advice ?? access.data?.advice} />
+    </section>
     ${current.status.appUrl
       ? html`<p>The application's address (its own origin; browsers open it, and its HTML answers are served only there):
           <a href=${current.status.appUrl} target="_blank" rel="noopener" class="app-url">${current.status.appUrl}</a></p>`
