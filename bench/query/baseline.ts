@@ -10,6 +10,7 @@
 //                                         by rank then id, narrowed; the total in the same statement
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
+import { isSearchText, searchColumnName } from '../../src/compiler/schema/model-indexes.ts';
 import type { CompiledApp } from '../../src/runtime/compiled-app.ts';
 import { quoteIdent } from '../../src/storage/sql.ts';
 import type { Query } from '../support/baseline.ts';
@@ -39,8 +40,9 @@ export function statements(app: CompiledApp) {
     select json_build_object('items', coalesce((select json_agg(json_build_object('group', json_build_object('status', g.g0), 'count', g.m0) order by g.g0)
         from (select * from a order by a.g0 limit $2 offset $3) g), '[]'::json),
       'total', (select count(*) from a), 'offset', $3::bigint)::text as body`;
-  // The document the migration's GIN index is built on (the same expression, so the index serves it).
-  const document = (alias: string) => `to_tsvector('simple'::regconfig, coalesce(${alias}.${t('title')}, '') || ' ' || coalesce(${alias}.${t('description')}, '') || ' ' || coalesce(${alias}.${t('status')}, ''))`;
+  // The document the migration stores per row (over title, description and status) with a GIN index on it.
+  const stored = quoteIdent(searchColumnName(todo.fields.filter((f) => isSearchText(f) && f.column !== null).map((f) => f.column!)));
+  const document = (alias: string) => `${alias}.${stored}`;
   const query = `websearch_to_tsquery('simple'::regconfig, $1)`;
   const order = (alias: string) => `ts_rank(${document(alias)}, ${query}) desc, ${alias}.id`;
   const narrow = (alias: string) => `json_build_object('id', ${alias}.id, 'title', ${alias}.${t('title')}, 'deadline', to_char(${alias}.${t('deadline')} at time zone 'UTC', ${ISO}),

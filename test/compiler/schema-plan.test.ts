@@ -57,7 +57,7 @@ describe('planSchema', () => {
     expect(plan.foreignKeys).toEqual([
       expect.objectContaining({ table: tableNameForModel(TODO), column: user.name, refTable: tableNameForModel(USER), onDelete: 'cascade' }),
     ]);
-    expect(plan.indexes.filter((i) => !i.expression)).toEqual([expect.objectContaining({ table: tableNameForModel(TODO), columns: [user.name] })]);
+    expect(plan.indexes.filter((i) => !i.searchColumn)).toEqual([expect.objectContaining({ table: tableNameForModel(TODO), columns: [user.name] })]);
     expect(plan.joinTables).toEqual([]);
   });
 
@@ -151,9 +151,11 @@ describe('renderCreateStatements', () => {
   it('orders schema, tables (foreign keys inline), indexes and quotes every identifier', () => {
     const statements = renderCreateStatements(planSchema(todoWithTags(), APP));
     const kinds = statements.map((s) => s.split(' ').slice(0, 2).join(' '));
-    // Two foreign-key indexes, then the search index of each model with text fields.
+    // Two foreign-key indexes, then the stored search column and its GIN index for each model with text fields.
     expect(kinds.slice(0, 7)).toEqual(['create schema', 'create table', 'create table', 'create table', 'create table', 'create index', 'create index']);
-    expect(statements.slice(7).every((s) => / using gin \(to_tsvector\('simple'::regconfig, /.test(s))).toBe(true);
+    const search = statements.slice(7);
+    expect(search.length).toBeGreaterThan(0);
+    search.forEach((s, i) => expect(s).toMatch(i % 2 === 0 ? / add column if not exists "search_\w+" tsvector generated always as \(to_tsvector\('simple'::regconfig, .*\) stored$/ : / using gin \("search_\w+"\)$/));
     // Each table comes after the tables it points to, and names its foreign keys itself.
     expect(statements.filter((s) => s.includes(' foreign key '))).toHaveLength(2);
     expect(statements.findIndex((s) => s.includes('."m_user" ('))).toBeLessThan(statements.findIndex((s) => s.includes('."m_todo" (')));
@@ -172,7 +174,7 @@ describe('planMigration', () => {
     expect(plan.statements).toEqual(renderCreateStatements(planSchema(todo(), appId)));
     expect(summarizeMigration(plan)).toEqual([
       `create schema ${schemaNameForApp(appId)}`, 'create table User', 'create table ToDo', 'create index on ToDo.user',
-      'create index on ToDo search', 'create index on User search',
+      'add search column of ToDo', 'create index on ToDo search', 'add search column of User', 'create index on User search',
     ]);
   });
 
@@ -199,11 +201,11 @@ describe('planMigration', () => {
     expect(plan.retained).toEqual([
       expect.objectContaining({ kind: 'column', table: 'm_todo', column: columnNameForField('urn:svc:edge:todo-title'), sourceIds: ['urn:svc:edge:todo-title'] }),
     ]);
-    // The search index over the text fields is replaced by one without the removed field.
-    expect(summarizeMigration(plan)).toEqual(['drop index on ToDo search', 'allow null in ToDo.title (kept after removal)', 'create index on ToDo search',
+    // A search column without the removed field comes; the earlier one stays for versions served side by side.
+    expect(summarizeMigration(plan)).toEqual(['allow null in ToDo.title (kept after removal)', 'add search column of ToDo', 'create index on ToDo search',
       'keep column ToDo.title (removed from the definition; purge to drop)',
     ]);
-    expect(plan.statements[1]).toMatch(/alter column "f_todo_title__\w+" drop not null$/);
+    expect(plan.statements[0]).toMatch(/alter column "f_todo_title__\w+" drop not null$/);
     expect(plan.statements.join('\n')).not.toMatch(/\bdrop (column|table)\b/);
 
     const withTags = todoWithTags();
@@ -264,7 +266,7 @@ describe('planPurge', () => {
   it('drops the column of a removed field', () => {
     const plan = planPurge(current, appId, ['urn:svc:edge:todo-description'], [previous]);
     expect(plan.statements).toEqual([
-      `alter table if exists "${schemaNameForApp(appId)}"."m_todo" drop column if exists "${columnNameForField('urn:svc:edge:todo-description')}"`,
+      `alter table if exists "${schemaNameForApp(appId)}"."m_todo" drop column if exists "${columnNameForField('urn:svc:edge:todo-description')}" cascade`,
     ]);
     expect(summarizeMigration(plan)).toEqual(['drop column ToDo.description']);
   });

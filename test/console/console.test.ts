@@ -144,6 +144,37 @@ describe('the builder console in Chromium', () => {
     await page.getByRole('cell', { name: 'Penelope', exact: true }).waitFor();
     await axeCheck('data');
 
+    // Unique values from the model editor: last names become unique, and once that version is
+    // published a second actor with the same last name is refused with a 409.
+    await page.getByRole('link', { name: 'Models', exact: true }).click();
+    const unique = page.locator('form[aria-label="Unique values of Actor"]');
+    await unique.getByLabel('lastName', { exact: true }).check();
+    const beforeUnique = await page.locator('.version').textContent();
+    await unique.getByRole('button', { name: 'Make unique' }).click();
+    await expect.poll(() => page.locator('.version').textContent()).not.toBe(beforeUnique);
+    await unique.locator('ul.indexes').getByText('lastName', { exact: true }).waitFor();
+    await axeCheck('unique values');
+    // The model editor, unique values included, fits a 375 px wide screen too.
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate<number>(`document.documentElement.scrollWidth - document.documentElement.clientWidth`)).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const uniqueVersion = (await page.locator('.version').textContent())!.trim();
+    await page.getByRole('link', { name: 'Publish', exact: true }).click();
+    await page.getByRole('button', { name: `Publish ${uniqueVersion}` }).click();
+    await page.getByRole('row').filter({ hasText: uniqueVersion }).locator('.status.active').waitFor({ timeout: 60_000 });
+    await page.getByRole('link', { name: 'Data', exact: true }).click();
+    await page.getByLabel('Collection').selectOption('actors');
+    await page.getByRole('button', { name: 'New record' }).click();
+    const duplicate = page.locator('form[aria-label="Create the record"]');
+    await duplicate.getByLabel('firstName', { exact: true }).fill('Paula');
+    await duplicate.getByLabel('lastName', { exact: true }).fill('Guiness');
+    const refused = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/actors'));
+    await duplicate.getByRole('button', { name: 'Create the record' }).click();
+    expect((await refused).status()).toBe(409);
+    // Shown at the field the problem names.
+    await expect.poll(() => duplicate.locator('.field-error').allTextContents()).toEqual([expect.stringContaining('must be unique')]);
+    expect(await page.getByRole('cell', { name: 'Paula', exact: true }).count()).toBe(0);
+
     await page.getByRole('link', { name: 'Assistant', exact: true }).click();
     await page.getByLabel('Your request').fill('Add a nickname to actors');
     await page.getByRole('button', { name: 'Ask' }).click();

@@ -17,7 +17,7 @@ import type { AppDefinition } from '../../definition/schema.ts';
 import { usingExpression } from './conversions.ts';
 import { creationOrder } from './creation-order.ts';
 import * as ddl from './ddl.ts';
-import { createIndexStatement, dropIndexStatement } from './model-indexes.ts';
+import { addSearchColumnStatement, createIndexStatement, dropIndexStatement } from './model-indexes.ts';
 import { planSchema } from './plan.ts';
 import type { ColumnPlan, ForeignKeyPlan, MigrationPlan, MigrationStep, RetainedItem, SchemaPlan, TablePlan } from './types.ts';
 
@@ -77,11 +77,17 @@ export function diffSchemas(before: SchemaPlan | null, after: SchemaPlan): Migra
   const beforeIndexes = new Set((before?.indexes ?? []).map((i) => i.name));
   const afterIndexes = new Set(after.indexes.map((i) => i.name));
   for (const old of before?.indexes ?? []) {
-    // A model's own or search index it no longer has (or has changed: a new name) goes.
-    if (old.managed && !afterIndexes.has(old.name) && afterNames.has(old.table)) add('prepare', dropIndexStatement(s, old), `drop index on ${old.label}`, '');
+    // A model's own index it no longer has (or has changed: a new name) goes. An earlier search
+    // column stays while versions served side by side may search it, unless a column it reads
+    // changes type here (PostgreSQL refuses to retype a column a generated column reads).
+    if (!old.managed || afterIndexes.has(old.name) || !afterNames.has(old.table)) continue;
+    const retyped = old.searchColumn?.covers.some((c) => columnRetyped(phases, s, old.table, c)) ?? true;
+    if (retyped) add('prepare', dropIndexStatement(s, old), `drop index on ${old.label}`, '');
   }
   for (const index of after.indexes) {
     if (beforeIndexes.has(index.name)) continue;
+    const column = addSearchColumnStatement(s, index);
+    if (column) add('indexes', column, `add search column of ${index.label.replace(/ search$/, '')}`, index.path ?? '');
     const summary = index.unique ? `create unique index on ${index.label}` : `create index on ${index.label}`;
     add('indexes', createIndexStatement(s, index), summary, index.path ?? '');
   }

@@ -1,8 +1,10 @@
 /**
  * The indexes a model asks for beyond those of its foreign keys:
  * - its `indexes` member: a (unique) btree index over the columns of the fields named by id;
- * - full-text search: one GIN index over the search document of its text fields, the very
- *   expression the generated API's `search=` matches (`searchDocument`), so the planner uses it.
+ * - full-text search: a stored generated column holding the search document of its text fields
+ *   (`searchDocument`, in the `simple` language) and a GIN index over it. A search by a caller
+ *   who reads every text field matches and ranks on the stored column, so ranking a match reads
+ *   a value instead of parsing the row's text again (search.ts).
  * Their names carry a hash of what they cover: a changed index is a new one, and the migration
  * drops the one it replaces (`managed`).
  */
@@ -44,6 +46,16 @@ export function searchDocument(columns: readonly string[], language: string, ali
 
 const hashOf = (parts: readonly string[]): string => createHash('sha256').update(parts.join(',')).digest('hex').slice(0, 8);
 
+/**
+ * The stored search column of a model whose search text columns are `columns` (in definition
+ * order). Named after what it covers: adding, removing or retyping a text field makes a new
+ * column. The old one stays for versions served side by side (dropped when a column it reads is
+ * retyped, or with a purged field). Field columns start with `f_`, so no field meets it.
+ */
+export function searchColumnName(columns: readonly string[]): string {
+  return `search_${hashOf(columns)}`;
+}
+
 /** The model's own indexes and its search index (`m`: the model's index in the definition, for paths). */
 export function modelIndexPlans(model: Model, m: number, table: string, columns: readonly ColumnPlan[]): IndexPlan[] {
   const out: IndexPlan[] = [];
@@ -75,14 +87,15 @@ export function modelIndexPlans(model: Model, m: number, table: string, columns:
   });
   const text = searchColumns(model.fields);
   if (text.length > 0) {
+    const column = searchColumnName(text);
     out.push({
-      name: objectName(table, 'search', hashOf(text)),
+      name: objectName(table, column, 'gin'),
       table,
-      columns: text,
+      columns: [column],
       label: `${model.name} search`,
-      expression: searchDocument(text, DEFAULT_SEARCH_LANGUAGE),
       method: 'gin',
       managed: true,
+      searchColumn: { name: column, expression: searchDocument(text, DEFAULT_SEARCH_LANGUAGE), covers: text },
     });
   }
   return out;
@@ -97,7 +110,15 @@ export function createIndexStatement(schema: string, index: IndexPlan): string {
   return `create ${unique}index if not exists ${quoteIdent(index.name)} on ${quoteIdent(schema)}.${quoteIdent(index.table)}${using} (${what})`;
 }
 
-/** DROP INDEX of a managed index the new definition no longer has. */
+/** DROP INDEX of a managed index the new definition no longer has (a search index: its stored column, the index with it). */
 export function dropIndexStatement(schema: string, index: IndexPlan): string {
+  if (index.searchColumn) return `alter table ${quoteIdent(schema)}.${quoteIdent(index.table)} drop column if exists ${quoteIdent(index.searchColumn.name)}`;
   return `drop index if exists ${quoteIdent(schema)}.${quoteIdent(index.name)}`;
+}
+
+/** ADD COLUMN of a search index's stored document, computed by PostgreSQL on every write. */
+export function addSearchColumnStatement(schema: string, index: IndexPlan): string | undefined {
+  if (!index.searchColumn) return undefined;
+  const { name, expression } = index.searchColumn;
+  return `alter table ${quoteIdent(schema)}.${quoteIdent(index.table)} add column if not exists ${quoteIdent(name)} tsvector generated always as (${expression}) stored`;
 }

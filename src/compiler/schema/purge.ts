@@ -3,7 +3,8 @@
  * definition no longer has (the `retained` items of migrations). The caller names
  * the model or field ids to purge and passes the earlier definitions, newest first,
  * so the compiler knows where each id was stored. Ids still in the definition are
- * refused with 409: a purge never touches data the current version uses.
+ * refused with 409: a purge never touches data the current version uses. A dropped column takes
+ * the earlier search columns reading it along (cascade); the current one never reads it.
  */
 import { Problem, type ProblemDetail } from '../../errors.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
@@ -42,7 +43,7 @@ export function planPurge(def: Definition, appId: string, ids: readonly string[]
       if (currentTables.has(table.name)) {
         for (const column of table.columns) {
           if (column.fieldId !== id) continue;
-          push(`alter table if exists ${qualified(current.schema, table.name)} drop column if exists ${q(column.name)}`, `drop column ${column.label}`, path);
+          push(`alter table if exists ${qualified(current.schema, table.name)} drop column if exists ${q(column.name)} cascade`, `drop column ${column.label}`, path);
         }
       } else if (table.sourceIds.includes(id)) {
         push(`drop table if exists ${qualified(current.schema, table.name)} cascade`, `drop table ${table.label}`, path);

@@ -62,7 +62,7 @@ export interface IndexPlan {
   label: string;
   /** A unique index (a model's `indexes` member with `unique: true`). */
   unique?: boolean;
-  /** Rendered and safe: the indexed expression instead of the columns (the search document). */
+  /** Rendered and safe: an indexed expression instead of the columns. */
   expression?: string;
   /** The index method when not btree (`gin`). */
   method?: 'gin';
@@ -70,6 +70,11 @@ export interface IndexPlan {
   managed?: boolean;
   /** JSON pointer of the index in the definition, for error messages. */
   path?: string;
+  /**
+   * The search index's stored generated column (`expression` rendered and safe, over the
+   * columns `covers`): added before the index.
+   */
+  searchColumn?: { name: string; expression: string; covers: string[] };
 }
 
 export interface SchemaPlan {

@@ -2,13 +2,15 @@
 // the text fields the caller may read. The query is `websearch_to_tsquery` (quoted phrases, `or`,
 // `-word`) in the app's SEARCH_LANGUAGE (default `simple`); matches are ranked with `ts_rank`,
 // and `sort=relevance` (the default order when searching) puts the best first.
-// The document is the migration's GIN index expression (compiler/schema/model-indexes.ts), text
-// for text, so the index serves a search over every text field in the `simple` language. When
-// field rules hide a text field from the caller, the document leaves it out: still right, though
-// the index no longer serves it.
+// The migration stores each row's document over every text field, in the `simple` language, in a
+// generated column with a GIN index (compiler/schema/model-indexes.ts). A search in that language
+// by a caller who reads every text field matches and ranks on that column: the index finds the
+// rows and ranking reads the stored value. Otherwise (a field rule hides a text field, another
+// language) the document is computed per row from the readable fields: the same answer, slower.
 import { sql, type RawBuilder } from 'kysely';
 import { badRequest, Problem } from '../../errors.ts';
-import { DEFAULT_SEARCH_LANGUAGE, isSearchText, searchDocument } from '../../compiler/schema/model-indexes.ts';
+import { DEFAULT_SEARCH_LANGUAGE, isSearchText, searchColumnName, searchDocument } from '../../compiler/schema/model-indexes.ts';
+import { quoteIdent } from '../../storage/sql.ts';
 import type { CompiledModel } from '../compiled-app.ts';
 import type { Condition, FieldAccess } from './rule-sql.ts';
 
@@ -65,10 +67,12 @@ export function searchOf(model: CompiledModel, search: string | undefined, visib
   if (search === undefined || search.trim() === '') return undefined;
   if (search.length > MAX_SEARCH) throw badRequest(`search may have at most ${MAX_SEARCH} characters.`, [{ path: '/search', message: 'is too long' }]);
   // The compiled fields carry their columns: the same list as the migration's, without naming them again.
-  const columns = model.fields.filter((f) => isSearchText(f) && f.column !== null && (visibility.get(f.name) ?? { kind: 'visible' }).kind === 'visible').map((f) => f.column!);
+  const text = model.fields.filter((f) => isSearchText(f) && f.column !== null);
+  const columns = text.filter((f) => (visibility.get(f.name) ?? { kind: 'visible' }).kind === 'visible').map((f) => f.column!);
   if (columns.length === 0) return { condition: () => ({ kind: 'none' }), rank: () => sql`0` };
   const language = searchLanguage(env);
-  const document = (alias: string) => sql.raw(documentText(columns, language, alias));
+  const stored = language === DEFAULT_SEARCH_LANGUAGE && columns.length === text.length ? quoteIdent(searchColumnName(columns)) : undefined;
+  const document = (alias: string) => sql.raw(stored ? `${quoteIdent(alias)}.${stored}` : documentText(columns, language, alias));
   const query = sql`websearch_to_tsquery(${sql.raw(`'${language}'::regconfig`)}, ${search})`;
   return {
     condition: (alias) => ({ kind: 'where', sql: sql`${document(alias)} @@ ${query}` }),

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { Field, html, messagesAt, Problem, useAction } from '../ui.js';
 import { AdviceList, MatrixTable, Templates, TryAs, useAccess } from './app-access.js';
+import { UniqueIndexes } from './model-indexes.js';
 
 const PRIMITIVES = ['p_TEXT', 'p_NUMBER', 'p_BOOLEAN', 'p_DATE', 'p_DATE_TIME', 'p_TIME', 'p_STAR_RATING', 'p_LINK', 'p_IMAGE', 'p_VIDEO', 'p_FILE', 'p_PHONE_NUMBER', 'p_ADDRESS', 'p_CURRENCY_AMOUNT'];
 
@@ -73,6 +74,7 @@ export function Models({ api, app, readOnly, onChange }) {
         <h3>${model.name} ${model.id === app.scode.userModelId ? html`<span class="tag">users</span>` : null}</h3>
         ${model.fields.map((field) => html`<${FieldRow} key=${`${field.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} field=${field} readOnly=${readOnly} onChange=${onChange} />`)}
         ${readOnly ? null : html`<${NewField} api=${api} app=${app} model=${model} onChange=${onChange} />`}
+        <${UniqueIndexes} key=${`${model.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} readOnly=${readOnly} onChange=${onChange} />
       </section>`,
     )}`;
 }
