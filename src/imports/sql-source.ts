@@ -17,15 +17,6 @@ import { copyFields, copyHeader, insertRows, SqlValueError, type SourceValue } f
 export type { SqlTable };
 export type SqlDialect = 'postgresql' | 'mysql';
 
-/** Text of an attachment: UTF-8, or Windows-1252 when it is not valid UTF-8 (old dumps). */
-export function decodeText(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return new TextDecoder('windows-1252').decode(bytes);
-  }
-}
-
 /** Backticks, `ENGINE=` or MySQL's escapes say MySQL; otherwise PostgreSQL. */
 export function sniffDialect(text: string): SqlDialect {
   const head = text.slice(0, 200_000);
