@@ -155,7 +155,12 @@ export function* segmentRows(doc: SqlDocument, segment: RowSegment, tableColumns
     const read = insertRows(text, doc.dialect === 'mysql');
     if (!read) return;
     const columns = read.columns ?? tableColumns;
-    for (const values of read.rows) yield { columns, values, line: segment.line };
+    for (const values of read.rows) {
+      // positional values must fill the table's columns exactly, as the database loading the dump requires
+      if (!read.columns && tableColumns.length > 0 && values.length !== tableColumns.length) {
+        yield { columns, values: [], line: segment.line, unreadable: `has ${values.length} values where the table ${read.table} has ${tableColumns.length} columns (the data does not match the schema)` };
+      } else yield { columns, values, line: segment.line };
+    }
   } catch (error) {
     if (!(error instanceof SqlValueError)) throw error;
     unreadable({ line: segment.line, message: `the INSERT statement could not be read: ${error.message}` });
