@@ -4,9 +4,9 @@ import type { Services } from '../../services/index.ts';
 import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
-import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
+import { JobSummarySchema } from './application-schemas.ts';
 import { ACCESS_MODES } from '../../specifications/access-proposal.ts';
-import { OnErrorSchema } from './data-imports.ts';
+import { AppliedApplicationSchema, OnErrorSchema } from './data-imports.ts';
 
 const SourceSchema = Type.Object({
   attachmentId: Uuid,
@@ -150,7 +150,7 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
               onError: Type.Optional(OnErrorSchema),
             }),
           ),
-          response: { 200: ApplicationSchema, 201: ApplicationSchema, ...problemResponses(404, 409) },
+          response: { 200: AppliedApplicationSchema, 201: AppliedApplicationSchema, ...problemResponses(404, 409) },
         },
       },
       async (request, reply) => {
@@ -160,8 +160,10 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
         if (!publish) return reply.status(created ? 201 : 200).send(application);
         // apply → publish → import: the import job waits for the deployment to serve the version
         await services.deployments.publish(customerId, application.id, application.serverVersion);
-        if (importData) await services.dataImports.create(customerId, application.id, { specificationId: request.params.specificationId, version: application.serverVersion, ...(onError ? { onError } : {}) });
-        return reply.status(created ? 201 : 200).send(await services.applications.get(customerId, application.id));
+        const dataImport = importData
+          ? await services.dataImports.create(customerId, application.id, { specificationId: request.params.specificationId, version: application.serverVersion, ...(onError ? { onError } : {}) })
+          : undefined;
+        return reply.status(created ? 201 : 200).send({ ...(await services.applications.get(customerId, application.id)), ...(dataImport ? { dataImport } : {}) });
       },
     );
 
