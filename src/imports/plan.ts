@@ -149,7 +149,13 @@ export class PlanBuilder {
 
   private referencedColumn(table: string): string | null {
     for (const other of this.tables.values()) {
-      for (const fk of other.foreignKeys) if (lower(fk.table) === table && fk.refColumns.length === 1) return lower(fk.refColumns[0]!);
+      for (const fk of other.foreignKeys) {
+        if (lower(fk.table) !== table) continue;
+        if (fk.refColumns.length === 1) return lower(fk.refColumns[0]!);
+        // `REFERENCES t` without columns names t's primary key
+        const key = fk.refColumns.length === 0 && fk.columns.length === 1 ? this.tables.get(table)?.primaryKey : undefined;
+        if (key?.length === 1) return lower(key[0]!);
+      }
     }
     return null;
   }

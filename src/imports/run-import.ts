@@ -9,8 +9,9 @@ import type { Db } from '../storage/db.ts';
 import { withoutStatementTimeout } from '../storage/db.ts';
 import type { CompiledApp, CompiledModel } from '../runtime/compiled-app.ts';
 import { dependencyOrder, PlanBuilder, type SpecificationSource, type TablePlan } from './plan.ts';
-import { decodeText, readSqlDocument, segmentRows, type RowSegment, type SourceRow, type SqlDocument } from './sql-source.ts';
+import { readSqlDocument, segmentRows, type RowSegment, type SourceRow, type SqlDocument } from './sql-source.ts';
 import { csvRows, jsonRows } from './text-rows.ts';
+import { decodeDocumentText, needsDecoding } from '../specifications/text.ts';
 import { ImportAborted, ImportWriter, type ImportReport, type OnError, type RowError } from './writer.ts';
 
 export interface ImportDocument {
@@ -65,8 +66,9 @@ export async function runImport(
   const notes: string[] = [];
   for (const doc of documents) {
     const format = formatOf(doc);
-    if (format === 'sql') sqlDocs.push(await readSqlDocument(decodeText(doc.bytes)));
-    else if (format === 'csv' || format === 'json') files.push(doc);
+    if (format === 'sql') sqlDocs.push(await readSqlDocument(decodeDocumentText(doc.bytes).text));
+    // read as the specification read it (a BOM, a declaration, else Windows-1252 when not UTF-8)
+    else if (format === 'csv' || format === 'json') files.push(needsDecoding(doc.bytes) ? { ...doc, bytes: Buffer.from(decodeDocumentText(doc.bytes).text) } : doc);
     else notes.push(`${doc.name} (${doc.kind}) holds no rows an import reads`);
   }
   const partitions = new Map<string, string>();
@@ -96,7 +98,7 @@ export async function runImport(
   const rowProblems: RowError[] = [];
 
   const work = async (executor: Db['kysely']): Promise<ImportReport> => {
-    const writer = new ImportWriter(executor, app, { onError: options.onError, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    const writer = new ImportWriter(executor, app, { onError: options.onError, copy: db.driver === 'postgres', ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
     for (const table of order) {
       const plan = plans.get(table)!;
       function* rows(): Generator<SourceRow> {
@@ -143,7 +145,7 @@ export async function importRows(db: Db, app: CompiledApp, model: CompiledModel,
   try {
     const report = await db.kysely.transaction().execute(async (trx) => {
       await withoutStatementTimeout(trx);
-      const writer = new ImportWriter(trx, app, { onError });
+      const writer = new ImportWriter(trx, app, { onError, copy: db.driver === 'postgres' });
       const reader = rows[Symbol.asyncIterator]();
       const first = await reader.next();
       const plan = planner.fileTable(null, model.resource, first.done ? [] : first.value.columns, model)!;

@@ -5,6 +5,8 @@
  * MySQL's and `E'…'` backslash escapes, `"ident"` and `` `ident` ``, `N'…'`, `::type` casts).
  */
 
+import { evaluateExpression, UnsupportedExpression } from './sql-expressions.ts';
+
 /** A value as the source wrote it: text, a number literal (kept as written), a boolean, or null. */
 export type SourceValue = string | number | boolean | null;
 
@@ -61,6 +63,8 @@ export class SqlValueError extends Error {
 /** A cursor over one INSERT statement. */
 class Scanner {
   at = 0;
+  /** The moment NOW() stands for in this statement's values. */
+  readonly now = new Date();
   constructor(
     readonly text: string,
     readonly backslashEscapes: boolean,
@@ -167,7 +171,17 @@ class Scanner {
       else if (upper === 'TRUE') value = true;
       else if (upper === 'FALSE') value = false;
       else if (upper === 'DEFAULT') value = undefined;
-      else throw new SqlValueError(`${word || text.slice(start, start + 20)} is not a literal value (only literals are read)`);
+      else {
+        // a computed value (NOW(), RAND(), CAST(…)): evaluated as the database loading the dump would
+        try {
+          const evaluated = evaluateExpression(text, start, this.now);
+          this.at = evaluated.end;
+          value = typeof evaluated.value === 'number' ? String(evaluated.value) : evaluated.value;
+        } catch (error) {
+          if (!(error instanceof UnsupportedExpression)) throw error;
+          throw new SqlValueError(`${word || text.slice(start, start + 20)} is not a literal value (only literals and simple NOW()/RAND()/INTERVAL expressions are read)`);
+        }
+      }
     }
     this.skipCasts();
     return value;

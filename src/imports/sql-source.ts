@@ -17,15 +17,6 @@ import { copyFields, copyHeader, insertRows, SqlValueError, type SourceValue } f
 export type { SqlTable };
 export type SqlDialect = 'postgresql' | 'mysql';
 
-/** Text of an attachment: UTF-8, or Windows-1252 when it is not valid UTF-8 (old dumps). */
-export function decodeText(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return new TextDecoder('windows-1252').decode(bytes);
-  }
-}
-
 /** Backticks, `ENGINE=` or MySQL's escapes say MySQL; otherwise PostgreSQL. */
 export function sniffDialect(text: string): SqlDialect {
   const head = text.slice(0, 200_000);
@@ -164,7 +155,12 @@ export function* segmentRows(doc: SqlDocument, segment: RowSegment, tableColumns
     const read = insertRows(text, doc.dialect === 'mysql');
     if (!read) return;
     const columns = read.columns ?? tableColumns;
-    for (const values of read.rows) yield { columns, values, line: segment.line };
+    for (const values of read.rows) {
+      // positional values must fill the table's columns exactly, as the database loading the dump requires
+      if (!read.columns && tableColumns.length > 0 && values.length !== tableColumns.length) {
+        yield { columns, values: [], line: segment.line, unreadable: `has ${values.length} values where the table ${read.table} has ${tableColumns.length} columns (the data does not match the schema)` };
+      } else yield { columns, values, line: segment.line };
+    }
   } catch (error) {
     if (!(error instanceof SqlValueError)) throw error;
     unreadable({ line: segment.line, message: `the INSERT statement could not be read: ${error.message}` });

@@ -1,7 +1,8 @@
 /**
- * The streamed writer of an import: rows in, records out, in batches of multi-row INSERTs
- * (`json_to_recordset` of one JSON parameter per batch: one statement, one plan, any width),
- * on both drivers. Each row passes the write path's field checks (`validateWrite`: types, enums,
+ * The streamed writer of an import: rows in, records out, in batches: on PostgreSQL one
+ * `COPY … FROM STDIN` per batch (copy-rows.ts), on PGlite (and for models with array columns)
+ * multi-row INSERTs (`json_to_recordset` of one JSON parameter per batch: one statement, one
+ * plan, any width). Each row passes the write path's field checks (`validateWrite`: types, enums,
  * required); access rules do not apply (an administrator's import).
  *
  * Source keys become record ids through the key map: a table whose rows others point at keeps
@@ -25,6 +26,7 @@ import { expressionDefaults } from '../runtime/writes/defaults.ts';
 import type { TablePlan } from './plan.ts';
 import type { SourceRow } from './sql-source.ts';
 import { fieldValue, keyOf, ValueError } from './values.ts';
+import { copyable, copyInto, copyLine } from './copy-rows.ts';
 
 export type OnError = 'abort' | 'skip';
 
@@ -68,6 +70,8 @@ export const MAX_REPORTED_ERRORS = 100;
  * that round trips stay a small part of the time (one batch is in flight while the next fills).
  */
 const DEFAULT_BATCH = 500;
+/** Rows per COPY: a COPY costs one round trip and no server-side JSON, so batches can be larger. */
+const COPY_BATCH = 2_000;
 
 interface KeyEntry {
   id: string;
@@ -83,11 +87,11 @@ interface PendingRef {
   line: number;
 }
 
-/** A checked row waiting for its batch: kept as its JSON (compact, soon garbage) and its many-to-many ids. */
+/** A checked row waiting for its batch: its column values and its many-to-many ids. */
 interface Staged {
   id: string;
-  /** `{"id":…,"column":value,…}` of the row's own columns. */
-  json: string;
+  /** `{id, column: value, …}` of the row's own columns. */
+  values: Record<string, unknown>;
   /** Columns the row sets (a batch inserts their union; a row without one gives null). */
   fields: CompiledField[];
   /** Many-to-many ids the row sets (stored in a join table). */
@@ -110,6 +114,8 @@ function isFileType(field: CompiledField): boolean {
 export interface WriterOptions {
   onError: OnError;
   batchSize?: number;
+  /** Write batches by `COPY … FROM STDIN` (the `pg` driver only). */
+  copy?: boolean;
   /** Told after each batch: rows read so far over every table. */
   onProgress?: (rowsRead: number) => void | Promise<void>;
 }
@@ -165,7 +171,8 @@ export class ImportWriter {
   private async modelRows(plan: TablePlan, model: CompiledModel, rows: Iterable<SourceRow> | AsyncIterable<SourceRow>): Promise<void> {
     const report = this.report(model);
     const defaults = expressionDefaults(this.app, model, null);
-    const batchSize = this.options.batchSize ?? DEFAULT_BATCH;
+    const copy = this.options.copy === true && copyable(model);
+    const batchSize = this.options.batchSize ?? (copy ? COPY_BATCH : DEFAULT_BATCH);
     let batch: Staged[] = [];
     const layouts = new WeakMap<string[], Array<{ index: number; binding: NonNullable<ReturnType<TablePlan['bindings']['get']>> }>>();
     const keyIndex = new WeakMap<string[], number>();
@@ -263,32 +270,34 @@ export class ImportWriter {
           fields.push(field);
         } else if (field.relation && Array.isArray(value) && value.length > 0) (links ??= []).push([field, value as string[]]);
       }
-      batch.push({ id, json: JSON.stringify(out), fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
+      batch.push({ id, values: out, fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
       if (batch.length >= batchSize) {
         // one batch in flight while the next is read and checked
         await settle();
         const full = batch;
         batch = [];
-        inflight = this.flush(model, report, full).catch((error: unknown) => {
+        inflight = this.flush(model, report, full, copy).catch((error: unknown) => {
           failure = { error };
         });
         await this.options.onProgress?.(this.rowsRead);
       }
     }
     await settle();
-    await this.flush(model, report, batch);
+    await this.flush(model, report, batch, copy);
     for (const name of droppedFiles) this.notes.push(`${model.name}.${name}: values that are not https URLs (binary data) were left out`);
     await this.options.onProgress?.(this.rowsRead);
   }
 
-  private async flush(model: CompiledModel, report: ModelReport, batch: Staged[]): Promise<void> {
+  private async flush(model: CompiledModel, report: ModelReport, batch: Staged[], copy = false): Promise<void> {
     if (batch.length === 0) return;
+    const write = () => (copy ? this.copy(model, batch) : this.insert(model, batch));
     if (this.options.onError === 'abort') {
-      await this.insert(model, batch);
+      await write();
       report.imported += batch.length;
       return;
     }
-    if (await this.tryInsert(model, batch)) {
+    // skip: the batch at once, else row by row (INSERTs) so only the rows refused are left out
+    if (await this.tryWrite(write)) {
       report.imported += batch.length;
       return;
     }
@@ -320,19 +329,40 @@ export class ImportWriter {
 
   /** True when written; false (nothing of it kept, `lastMessage` says why) when the database refused it. */
   private async tryInsert(model: CompiledModel, batch: Staged[]): Promise<boolean> {
-    const error = await this.savepointed(() => this.insert(model, batch));
+    return this.tryWrite(() => this.insert(model, batch));
+  }
+
+  private async tryWrite(write: () => Promise<void>): Promise<boolean> {
+    const error = await this.savepointed(write);
     if (error) this.lastMessage = databaseMessage(error);
     return error === null;
   }
 
+  /** The union of the columns a batch's rows set (a row without one gives null). */
+  private columnsOf(batch: Staged[]): CompiledField[] {
+    return [...new Set(batch.flatMap((staged) => staged.fields))];
+  }
+
+  private async copy(model: CompiledModel, batch: Staged[]): Promise<void> {
+    const columns = this.columnsOf(batch);
+    let lines = '';
+    for (const staged of batch) lines += copyLine(staged.values, columns);
+    await copyInto(this.executor, this.app.schema, model.table, columns, lines);
+    await this.links(batch);
+  }
+
   private async insert(model: CompiledModel, batch: Staged[]): Promise<void> {
-    const columns = [...new Set(batch.flatMap((staged) => staged.fields))];
+    const columns = this.columnsOf(batch);
     const names = [sql`id`, ...columns.map((f) => ident(f.column!))];
     const types = [sql`id uuid`, ...columns.map((f) => sql`${ident(f.column!)} ${sql.raw(sqlTypeOf(f))}`)];
-    const rows = `[${batch.map((staged) => staged.json).join(',')}]`;
+    const rows = JSON.stringify(batch.map((staged) => staged.values));
     await sql`insert into ${ident(this.app.schema, model.table)} (${sql.join(names)})
       select ${sql.join(names)} from json_to_recordset(cast(${rows} as json)) as r(${sql.join(types)})`.execute(this.executor);
-    // many-to-manys set by a row's values (an NDJSON row's id array), in their join tables
+    await this.links(batch);
+  }
+
+  /** Many-to-manys set by a row's values (an NDJSON row's id array), in their join tables. */
+  private async links(batch: Staged[]): Promise<void> {
     for (const staged of batch) for (const [field, ids] of staged.links ?? []) await this.linkMany(field, staged.id, ids);
   }
 

@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { Problem } from '../errors.ts';
 import { ClientGoneError, currentScope, type Cancellable } from './request-scope.ts';
+import { ClientWork } from './raw-client.ts';
 
 export const PREPARED = '/* prepared */ ';
 
@@ -115,6 +116,8 @@ export function preparingPool(pool: pg.Pool, statementTimeoutMs = 0): PostgresPo
     let cancelled = false;
     const run = (text: unknown, values?: readonly unknown[]): Promise<unknown> => {
       if (typeof text === 'string' && text.startsWith(PREPARED)) return runPrepared(client, state, text, values ?? []);
+      // work on the client itself (raw-client.ts: COPY), answered as a statement without rows
+      if (text instanceof ClientWork) return text.run(client).then(() => ({ command: 'COPY', rowCount: 0, rows: [] }));
       return (client.query as (...args: unknown[]) => Promise<unknown>)(text, values);
     };
     const wrapped = {

@@ -97,7 +97,7 @@ describe('the OpenAPI document and reference page of a served version', () => {
 
   it('has every resource path of the to-do example with its operations and list parameters', () => {
     const accountPaths = ['/auth/signup', '/auth/login', '/auth/me', '/auth/refresh', '/auth/logout', '/auth/verify/request', '/auth/verify/confirm', '/auth/password/request', '/auth/password/confirm', '/auth/email/request', '/auth/email/confirm', '/auth/providers', '/auth/oauth/{provider}', '/auth/oauth/{provider}/callback', '/auth/mfa', '/auth/mfa/totp/enroll', '/auth/mfa/totp/verify', '/auth/mfa/totp/disable'];
-    expect(Object.keys(doc.paths).sort()).toEqual([...accountPaths, '/files', '/files/{key}', '/realtime', '/realtime/ws', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos', '/batch', '/toDos/export', '/users/export', '/toDos/aggregate', '/users/aggregate'].sort());
+    expect(Object.keys(doc.paths).sort()).toEqual([...accountPaths, '/files', '/files/{key}', '/realtime', '/realtime/ws', '/toDos', '/toDos/{id}', '/toDos/{id}/complete', '/users', '/users/{id}', '/users/{id}/todos', '/batch', '/toDos/export', '/users/export', '/toDos/aggregate', '/users/aggregate', '/toDos/import', '/users/import'].sort());
     for (const [resource, name] of [['toDos', 'ToDo'], ['users', 'User']]) {
       expect(doc.paths[`/${resource}`].get.operationId).toBe(`list${name}`);
       expect(doc.paths[`/${resource}`].post.operationId).toBe(`create${name}`);
@@ -111,6 +111,9 @@ describe('the OpenAPI document and reference page of a served version', () => {
     expect(complete.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
     expect(complete.security).toEqual([{ endUser: [] }, { builderBearer: [], apiClient: [] }]);
     expect(doc.paths['/auth/me'].get.security).toEqual([{ endUser: [] }]);
+    // bulk import: the administrators' (a management credential), NDJSON, CSV or a JSON array in, the report out
+    expect(doc.paths['/toDos/import'].post.security).toEqual([{ builderBearer: [], apiClient: [] }]);
+    expect(doc.paths['/toDos/import'].post.operationId).toBe('importToDo');
     expect(doc.components.securitySchemes.endUser).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 

@@ -52,7 +52,7 @@ describe('INSERT statements', () => {
     });
   });
   it('refuses a value that is not a literal, and ignores other statements', () => {
-    expect(() => insertRows('INSERT INTO t (a) VALUES (now())', false)).toThrow(SqlValueError);
+    expect(() => insertRows('INSERT INTO t (a) VALUES (nextval(1))', false)).toThrow(SqlValueError);
     expect(insertRows('UPDATE t SET a = 1', false)).toBeUndefined();
   });
 });
@@ -111,5 +111,21 @@ describe('source values as field values', () => {
     expect(fieldValue(field('p_TEXT'), '-', true)).toBeNull();
     expect(fieldValue(field('p_TEXT', { enum: ['female', 'male', 'NA'] }), 'NA', true)).toBe('NA');
     expect(fieldValue(field('p_TEXT'), 'NA', false)).toBe('NA');
+  });
+});
+
+describe('computed values in INSERTs', () => {
+  it('evaluates NOW()/RAND()/INTERVAL/CAST as the loading database would, and still refuses other expressions', () => {
+    const read = insertRows(`INSERT INTO customer VALUES (1,CAST(NOW() - INTERVAL FLOOR(6935 + (Rand() * 19345)) DAY as DATE),'x'),(2,NOW() + INTERVAL 1 DAY,CURRENT_TIMESTAMP);`, true)!;
+    const [first, second] = read.rows;
+    const born = new Date(`${String(first![1])}T00:00:00Z`).getTime();
+    const day = 86_400_000;
+    expect(first![1]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(Date.now() - born).toBeGreaterThanOrEqual(6934 * day);
+    expect(Date.now() - born).toBeLessThanOrEqual((6935 + 19345 + 1) * day);
+    expect(first![2]).toBe('x');
+    expect(new Date(String(second![1])).getTime() - Date.now()).toBeGreaterThan(day - 60_000);
+    expect(second![2]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(() => insertRows(`INSERT INTO t VALUES (1, uuid_generate_v4());`, false)).toThrow(SqlValueError);
   });
 });

@@ -32,6 +32,9 @@ export async function applyWithData(tenant: Tenant, specificationId: string, bod
   const job = applied.body.status.jobs.find((j) => j.jobType === 'data_import') as { metadata?: { dataImportId?: string } } | undefined;
   const id = job?.metadata?.dataImportId;
   if (!id) throw new Error('apply did not queue a data_import job');
+  // the answer names the import it queued, the same as the job's
+  const named = (applied.body as AppReply & { dataImport?: { id: string; status: string } }).dataImport;
+  if (named?.id !== id || named.status !== 'queued') throw new Error(`apply answered dataImport ${JSON.stringify(named)}, the job names ${id}`);
   const report = await settledImport(tenant, applied.body.id, id);
   const app = await tenant.api.get<AppReply>(`/v1/applications/${applied.body.id}`);
   return { app: app.body, report };

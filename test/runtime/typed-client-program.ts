@@ -69,6 +69,12 @@ const created: ToDo = await api.toDos.create(draft);
 const page = await api.toDos.list({ limit: 10, sort: '-title' });
 const found = await api.toDos.list({ search: 'typed' });
 const groups = await api.toDos.aggregate({ groupBy: 'status', metrics: 'count' });
+let importRefused = 0;
+try {
+  await api.toDos.import([draft]);
+} catch (error) {
+  if (error instanceof ApiProblem) importRefused = error.status;
+}
 await api.auth.logOut();
 const forgotten = api.token === null && api.refreshToken === null;
 let anonymous = 0;
@@ -92,6 +98,7 @@ console.log(JSON.stringify({
   total: page.total,
   found: found.items.map((item) => item.title),
   aggregated: groups.items.map((item) => [item.group.status, item.count]),
+  importRefused,
   anonymous,
   forgotten,
   tokenKept,

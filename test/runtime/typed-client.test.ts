@@ -79,6 +79,8 @@ describe.each(drivers)('typed client per version (%s)', (driver) => {
     expect(seen.total).toBe(seen.listed.length);
     expect(seen.found).toEqual(['Try the typed client']);
     expect(seen.aggregated).toEqual([['open', seen.total]]);
+    // bulk import is the administrators': the typed method exists, an end user is refused
+    expect(seen.importRefused).toBe(403);
     expect(seen.anonymous).toBe(401);
     expect(seen.forgotten).toBe(true);
     expect(seen.tokenKept).toBe(true);

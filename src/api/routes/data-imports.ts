@@ -3,12 +3,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/index.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, problemResponses, Uuid } from '../schemas.ts';
+import { ApplicationSchema } from './application-schemas.ts';
 
 const Count = Type.Integer({ minimum: 0 });
 
 export const OnErrorSchema = Type.Union([Type.Literal('abort'), Type.Literal('skip')], {
   description: '`abort` (default): all or nothing, the first bad row stops the import and nothing is kept. `skip`: good rows are kept, each bad row is reported.',
 });
+
+/** The apply answer: the application, and with `importData` the data import it queued. */
+export const AppliedApplicationSchema = Type.Composite([
+  ApplicationSchema,
+  Type.Object({
+    dataImport: Type.Optional(
+      Type.Object({ id: Uuid, status: Type.Literal('queued'), jobId: Uuid }, { description: 'With `importData`: the data import queued; its report at `GET …/applications/{applicationId}/data-imports/{id}`.' }),
+    ),
+  }),
+]);
 
 export const DataImportQueuedSchema = Type.Object({ id: Uuid, status: Type.Literal('queued'), jobId: Uuid }, { $id: 'DataImportQueued' });
 

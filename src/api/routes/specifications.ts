@@ -4,9 +4,9 @@ import type { Services } from '../../services/index.ts';
 import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { DateTime, ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
-import { ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
+import { JobSummarySchema } from './application-schemas.ts';
 import { ACCESS_MODES } from '../../specifications/access-proposal.ts';
-import { OnErrorSchema } from './data-imports.ts';
+import { AppliedApplicationSchema, OnErrorSchema } from './data-imports.ts';
 import { AccessSummarySchema, AdviceSchema } from './advisor.ts';
 import { accessSummaryOfDefinition } from '../../advisor/summary.ts';
 import type { AppDefinition } from '../../definition/schema.ts';
@@ -23,7 +23,7 @@ function withAccess<T extends { content?: unknown; scode?: unknown; id?: string;
   if (!definition) return answer;
   return { ...answer, ...accessSummaryOfDefinition(answer.scode ? (answer.id ?? NO_APPLICATION) : NO_APPLICATION, answer.serverVersion ?? '0.0.0', definition as AppDefinition) };
 }
-const AppliedSchema = Type.Intersect([ApplicationSchema, Type.Object(accessMembers)]);
+const AppliedSchema = Type.Intersect([AppliedApplicationSchema, Type.Object(accessMembers)]);
 nameComponents({ AppliedSpecification: AppliedSchema });
 
 const SourceSchema = Type.Object({
@@ -179,8 +179,10 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
         if (!publish) return reply.status(created ? 201 : 200).send(withAccess(application));
         // apply → publish → import: the import job waits for the deployment to serve the version
         await services.deployments.publish(customerId, application.id, application.serverVersion);
-        if (importData) await services.dataImports.create(customerId, application.id, { specificationId: request.params.specificationId, version: application.serverVersion, ...(onError ? { onError } : {}) });
-        return reply.status(created ? 201 : 200).send(withAccess(await services.applications.get(customerId, application.id)));
+        const dataImport = importData
+          ? await services.dataImports.create(customerId, application.id, { specificationId: request.params.specificationId, version: application.serverVersion, ...(onError ? { onError } : {}) })
+          : undefined;
+        return reply.status(created ? 201 : 200).send(withAccess({ ...(await services.applications.get(customerId, application.id)), ...(dataImport ? { dataImport } : {}) }));
       },
     );
 

@@ -9,6 +9,7 @@ import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
 import { modelSchemas, safeName, schemaRef, type JsonSchema } from './schemas.ts';
 import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
 import { addAggregatePaths, searchParameter } from './aggregate-paths.ts';
+import { addImportPaths } from './import-paths.ts';
 import { filePaths, UPLOADED_FILE } from './file-paths.ts';
 import { addAccountFactorPaths } from './account-factor-paths.ts';
 import { addAccountSessionPaths } from './account-session-paths.ts';
@@ -275,6 +276,7 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
     };
   }
   addAggregatePaths(app, paths, schemas, listParameters, OPEN_SECURITY, errors);
+  addImportPaths(app, paths, schemas, errors);
   addAccountFactorPaths(app, { paths }, schemas);
   addAccountSessionPaths(app, { paths }, schemas);
   const realtime = addRealtimePaths(app, { paths }, schemas);

@@ -3,7 +3,7 @@
  * the version's OpenAPI document (openapi.ts). The types (`paths`, `components`,
  * `operations`) come from openapi-typescript, the library made for that, loaded on first
  * use only; the small fetch wrapper after them is generated here from the same document:
- * - one group per resource (`client.toDos.list/get/create/update/delete/aggregate/subscribe`), and
+ * - one group per resource (`client.toDos.list/get/create/update/delete/aggregate/import/subscribe`), and
  *   `client.subscribe(topics, handler)` over several (realtime, typescript-client-realtime.ts),
  * - `client.auth`: every auth operation; those that answer a session keep its tokens (signUp,
  *   logIn, completeSecondFactor…; logIn may answer a second-factor challenge instead, kept as
@@ -103,6 +103,8 @@ function operationsOf(document: OpenApiDocument): Operation[] {
 function resourceMethod(operation: Operation): { resource: string; method: string } | null {
   const aggregate = /^\/([A-Za-z_$][A-Za-z0-9_$]*)\/aggregate$/.exec(operation.path);
   if (aggregate && operation.method === 'GET' && /^aggregate[A-Z_]/.test(operation.operationId)) return { resource: aggregate[1], method: 'aggregate' };
+  const imported = /^\/([A-Za-z_$][A-Za-z0-9_$]*)\/import$/.exec(operation.path);
+  if (imported && operation.method === 'POST' && /^import[A-Z_]/.test(operation.operationId)) return { resource: imported[1], method: 'import' };
   const match = /^\/([A-Za-z_$][A-Za-z0-9_$]*)(\/\{id\})?$/.exec(operation.path);
   const verb = /^(list|create|get|update|delete)[A-Z_]/.exec(operation.operationId)?.[1];
   if (!match || !verb || RESOURCE_METHODS[verb] !== operation.method) return null;
@@ -143,6 +145,8 @@ function resourceLine(operation: Operation, method: string): string {
       return `${method}: (query?: Args<${o}>["query"]) => ${call(operation, '{ query }')},`;
     case 'create':
       return `${method}: (body: Args<${o}>["body"]) => ${call(operation, '{ body }')},`;
+    case 'import':
+      return `${method}: (body: Args<${o}>["body"], query?: Args<${o}>["query"]) => ${call(operation, '{ body, query }')},`;
     case 'update':
       return `${method}: (id: string, body: Args<${o}>["body"]) => ${call(operation, '{ path: { id }, body }')},`;
     default:
