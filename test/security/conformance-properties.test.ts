@@ -107,7 +107,7 @@ describe.each(await availableDrivers())('generated inputs hold to the OpenAPI do
   afterAll(async () => {
     if (process.env.FUZZ_RUNS) {
       const byCheck = Object.fromEntries(totals);
-      console.log(`conformance properties (${driver}): ${cases} cases (${validCases} schema-valid) over ${seen.size} operations, ${chains} create→delete chains; failures by check: ${JSON.stringify(byCheck)}`);
+      console.log(`conformance properties (${driver}): ${cases} cases (${validCases} schema-valid) over ${seen.size} of ${targets.length} operations, ${chains} create→delete chains; failures by check: ${JSON.stringify(byCheck)}`);
     }
     await t?.close();
   });
