@@ -71,7 +71,10 @@ export function accountRoutes(auth: EndUserAuth, emails: AccountEmails, limits: 
         return { status: 204 };
       }),
       limited('/auth/verify/request', emailKey('email'), async (request) => {
-        const target = request.caller.kind === 'user' ? { userId: String(request.caller.user.id) } : { email: normaliseEmail(bodyOf(request).email, '/email') };
+        const { email } = bodyOf(request);
+        // A signed-in caller needs no email, but one given is checked like any other body member.
+        const checked = request.caller.kind === 'user' && email === undefined ? undefined : normaliseEmail(email, '/email');
+        const target = request.caller.kind === 'user' ? { userId: String(request.caller.user.id) } : { email: checked! };
         return { status: 202, body: emails.verifyRequest(request, target) };
       }),
       limited('/auth/verify/confirm', tokenKey('token'), async (request) => ({ status: 200, body: await emails.verifyConfirm(request, tokenOf(bodyOf(request), 'token')) })),

@@ -6,7 +6,7 @@
  */
 import type { HttpTrigger, Trigger } from '../../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
-import { modelSchemas, safeName, schemaRef, type JsonSchema } from './schemas.ts';
+import { modelSchemas, recordAnswer, safeName, schemaRef, type JsonSchema } from './schemas.ts';
 import { fieldsParameter, subCollectionPaths } from './relation-paths.ts';
 import { addAggregatePaths, searchParameter } from './aggregate-paths.ts';
 import { addImportPaths } from './import-paths.ts';
@@ -113,7 +113,7 @@ function resourcePaths(model: CompiledModel): Record<string, PathItem> {
         tags,
         security: OPEN_SECURITY,
         parameters: [fieldsParameter(model)],
-        responses: { 200: { description: `The ${model.name}.`, content: json(schemaRef(name)) }, ...errors(400, 401, 404) },
+        responses: { 200: { description: `The ${model.name} (with \`fields\`, sparse).`, content: json(recordAnswer(name)) }, ...errors(400, 401, 404) },
       },
       patch: {
         operationId: `update${name}`,

@@ -58,13 +58,17 @@ function orNull(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** How one related record appears: its id, or (expanded) the record itself. */
-type RelationForm = 'id' | 'expanded';
+/**
+ * How one related record appears: its id, (expanded) the record itself, or (sparse, a `fields=`
+ * answer) the record with the members asked for, or its id.
+ */
+type RelationForm = 'id' | 'expanded' | 'sparse';
 
 function scalarSchema(app: CompiledApp, field: CompiledField, relationForm: RelationForm): JsonSchema {
   if (field.relation) {
     const target = app.modelsById.get(field.relation.targetModelId);
     if (relationForm === 'id' || !target) return { ...UUID, description: `The id of a ${target?.name ?? 'record'}.` };
+    if (relationForm === 'sparse') return { anyOf: [schemaRef(`${safeName(target.name)}Sparse`), { ...UUID, description: `The id of a ${target.name}.` }] };
     return { anyOf: [schemaRef(`${safeName(target.name)}Embedded`), { ...UUID, description: `The id of a ${target.name} the caller may not read.` }] };
   }
   const base = PRIMITIVE_SCHEMAS[field.to as PrimitiveType] ?? {};
@@ -121,10 +125,10 @@ function readSchema(app: CompiledApp, model: CompiledModel, relationForm: Relati
     if (field.computed !== undefined) schema = { ...computedSchema(app, model, field), ...(schema.description ? { description: schema.description } : {}) };
     else if (field.relation && field.many) schema = boundedToMany(schema, model, field, relationLimit, variable);
     properties[field.name] = schema;
-    // A field under field rules may be left out for some callers.
-    if (field.accessControl.rules.length === 0) required.push(field.name);
+    // A field under field rules may be left out for some callers; a sparse answer leaves out what was not asked.
+    if (field.accessControl.rules.length === 0 && relationForm !== 'sparse') required.push(field.name);
   }
-  return { type: 'object', properties, required, title: model.name };
+  return { type: 'object', properties, required, title: relationForm === 'sparse' ? `${model.name} (sparse)` : model.name };
 }
 
 function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'update'): JsonSchema {
@@ -139,6 +143,16 @@ function writeSchema(app: CompiledApp, model: CompiledModel, mode: 'create' | 'u
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
+/**
+ * What a list or a read answers: the whole record, or with `fields=` the sparse one. Two named
+ * alternatives rather than every member optional: the typed client keeps the whole record's type
+ * (members required) for the common call, and a `fields=` caller has `{Model}Sparse` to name what
+ * comes back (typescript-client.ts types these answers as the whole record).
+ */
+export function recordAnswer(name: string): JsonSchema {
+  return { anyOf: [schemaRef(name), schemaRef(`${name}Sparse`)] };
+}
+
 /** Every component schema of the app's models, keyed by component name. */
 export function modelSchemas(app: CompiledApp, bounds: { relationLimit?: number; embeddedIdLimit?: number } = {}): Record<string, JsonSchema> {
   const relationLimit = bounds.relationLimit ?? DEFAULT_RELATION_LIMIT;
@@ -148,12 +162,16 @@ export function modelSchemas(app: CompiledApp, bounds: { relationLimit?: number;
     const name = safeName(model.name);
     schemas[name] = readSchema(app, model, 'expanded', relationLimit, 'APPBUILDER_RELATION_LIMIT');
     schemas[`${name}Embedded`] = readSchema(app, model, 'id', embeddedIdLimit, 'APPBUILDER_EMBEDDED_ID_LIMIT');
+    schemas[`${name}Sparse`] = {
+      ...readSchema(app, model, 'sparse', relationLimit, 'APPBUILDER_RELATION_LIMIT'),
+      description: `A ${model.name} as a \`fields=\` answer gives it: \`id\` and the members asked for.`,
+    };
     schemas[`${name}Create`] = writeSchema(app, model, 'create');
     schemas[`${name}Update`] = writeSchema(app, model, 'update');
     schemas[`${name}Page`] = {
       type: 'object',
       properties: {
-        items: { type: 'array', items: schemaRef(name) },
+        items: { type: 'array', items: recordAnswer(name) },
         total: { type: 'integer', minimum: 0, description: 'How many records match (under the access rules and the filter).' },
         offset: { type: 'integer', minimum: 0 },
       },

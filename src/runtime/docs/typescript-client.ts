@@ -305,11 +305,24 @@ function loadGenerator(): Promise<OpenApiTypescript> {
   return generator;
 }
 
+/**
+ * `document` with each "whole record or, with `fields=`, sparse" answer (schemas.ts `recordAnswer`)
+ * typed as the whole record: most calls ask for every member and should read them as required; a
+ * `fields=` caller narrows to the exported `{Model}Sparse` type itself.
+ */
+function wholeRecordAnswers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(wholeRecordAnswers);
+  if (!isObject(value)) return value;
+  const [whole, sparse, ...rest] = Array.isArray(value.anyOf) ? (value.anyOf as Array<{ $ref?: unknown }>) : [];
+  if (rest.length === 0 && typeof whole?.$ref === 'string' && sparse?.$ref === `${whole.$ref}Sparse` && Object.keys(value).length === 1) return { $ref: whole.$ref };
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, wholeRecordAnswers(member)]));
+}
+
 /** The whole `client.ts` of the version `document` describes. */
 export async function buildTypescriptClient(document: OpenApiDocument): Promise<string> {
   const { default: openapiTS, astToString } = await loadGenerator();
   // The host-dependent `servers` does not reach the output: the caller passes `baseUrl`.
-  const input = { ...document, servers: [] };
+  const input = { ...(wholeRecordAnswers(document) as OpenApiDocument), servers: [] };
   // Defaults do not make write-body members required (defaultNonNullable), as openapi.ts means them.
   const ast = await openapiTS(input as unknown as OpenAPI3, { silent: true, defaultNonNullable: false });
   const info = isObject(document.info) ? document.info : {};
