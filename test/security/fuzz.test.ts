@@ -187,7 +187,10 @@ describe.each(await availableDrivers())('hostile bodies on every write operation
         const response = await fetch(`${t.baseUrl}${target.base}${path}`, { method: target.op.method, headers, body: body.text });
         const text = await response.text();
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        if (response.status >= 500) throw new Error(`${target.op.method} ${target.base}${path} answered ${response.status}: ${text.slice(0, 300)}`);
+        // The fuzz app has no SMTP_URL: a signed-in user's verification request is refused whatever its
+        // body (503, documented, saying so), which is the app's configuration, not the hostile body.
+        const mailUnconfigured = response.status === 503 && text.includes('sends no mail');
+        if (response.status >= 500 && !mailUnconfigured) throw new Error(`${target.op.method} ${target.base}${path} answered ${response.status}: ${text.slice(0, 300)}`);
         // Every refusal is a problem body.
         if (response.status >= 400 && response.status !== 429) expect(response.headers.get('content-type')).toContain('application/problem+json');
       }),

@@ -39,7 +39,8 @@ const BATCH_ANSWER: JsonSchema = {
   required: ['responses'],
 };
 
-const BATCH_FAILURE = { 'application/problem+json': { schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { index: { type: 'integer', minimum: 0 } }, required: ['index'] }] } } };
+// `index` names the failing request; a batch refused as a whole (not an object, over the limit) has none.
+const BATCH_FAILURE = { 'application/problem+json': { schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { index: { type: 'integer', minimum: 0 } } }] } } };
 
 function batchPath(security: unknown[]): Record<string, PathItem> {
   const failed = (description: string) => ({ description: `${description} (the failing request's \`index\`; nothing was written).`, content: BATCH_FAILURE });
