@@ -1,7 +1,7 @@
 // A model's (or field's) access control for one caller and operation as one residual: the rules
 // partially evaluated (expressions/partial.ts) and combined first-match-wins, as the runtime's
 // rule SQL combines them (runtime/data/rule-sql.ts), but kept as a tree to be read or rewritten.
-import { partialEvaluate, type Residual } from '../expressions/index.ts';
+import { ExpressionBudgetError, partialEvaluate, type Residual } from '../expressions/index.ts';
 import { FALSE, makeAnd, makeNot, makeOr, TRUE } from '../expressions/residual.ts';
 import type { AccessControl } from '../definition/schema.ts';
 import type { CompiledApp, CompiledModel } from '../runtime/compiled-app.ts';
@@ -36,11 +36,25 @@ export function ruleResiduals(app: CompiledApp, model: CompiledModel, control: A
   const values = { auth: known.auth, operation: known.operation, now: known.now ?? new Date(), env: known.env ?? {} };
   return compiledRules(app, model, control).map((rule, index) => {
     const deny = rule.access === 'deny';
-    const partial = rule.compiled ? partialEvaluate(rule.compiled, values, { errorAs: deny }) : null;
+    const partial = rule.compiled ? partialOrExhausted(rule.compiled, values, deny) : null;
     // A rule that cannot be evaluated: an allow rule never matches, a deny rule always does.
     const matches = partial?.ok ? partial.residual : deny ? TRUE : FALSE;
     return { index, access: rule.access, source: rule.source, matches: rule.compiled ? matches : null };
   });
+}
+
+/**
+ * A rule whose evaluation exhausts its step budget on what is known refuses the request at run time
+ * (400 naming it), so it never allows: read here as an evaluation error (an allow rule does not
+ * match, a deny rule does) rather than failing the matrix, the advice or the publish that asks.
+ */
+function partialOrExhausted(compiled: NonNullable<ReturnType<typeof compiledRules>[number]['compiled']>, values: Parameters<typeof partialEvaluate>[1], deny: boolean) {
+  try {
+    return partialEvaluate(compiled, values, { errorAs: deny });
+  } catch (error) {
+    if (error instanceof ExpressionBudgetError) return { ok: false as const, message: error.message };
+    throw error;
+  }
 }
 
 /** First match decides, else `defaultAccess` (else `fallback`): where access is allowed. */

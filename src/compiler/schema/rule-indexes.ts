@@ -3,7 +3,7 @@
 // signed-in user, which without an index reads the whole table. Relationship columns are indexed
 // already (plan.ts); this adds the plain columns such comparisons read. Found by partial
 // evaluation of the rule (expressions/) with a stand-in id, so only real comparisons count.
-import { compile, partialEvaluate, type Residual } from '../../expressions/index.ts';
+import { compile, ExpressionBudgetError, partialEvaluate, type CompiledExpression, type Residual } from '../../expressions/index.ts';
 import type { AppDefinition, Model } from '../../definition/schema.ts';
 import { isRelationship } from '../../definition/relationships.ts';
 
@@ -26,9 +26,22 @@ export function ownerComparedFieldIds(def: Pick<AppDefinition, 'models'> & { use
     const compiled = compile(rule.criteria, { definition: { models: def.models, userModelId: def.userModelId ?? null }, scope: 'rule', modelId: model.id });
     if (!compiled.ok) continue;
     for (const operation of ['read', 'create', 'update', 'delete']) {
-      const partial = partialEvaluate(compiled.compiled, { auth: { id: STAND_IN }, operation, now: new Date(), env: {} }, { errorAs: rule.access === 'deny' });
-      if (partial.ok) comparedWithStandIn(partial.residual, names);
+      const partial = standInResidual(compiled.compiled, operation, rule.access === 'deny');
+      if (partial?.ok) comparedWithStandIn(partial.residual, names);
     }
   }
   return model.fields.filter((f) => names.has(f.name) && f.computed === undefined && !isRelationship(f)).map((f) => f.id);
+}
+
+/**
+ * The rule for the stand-in caller; null when its evaluation exhausts the step budget (such a rule
+ * refuses at run time, so it compares nothing worth an index, and must never fail a migration).
+ */
+function standInResidual(compiled: CompiledExpression, operation: string, deny: boolean) {
+  try {
+    return partialEvaluate(compiled, { auth: { id: STAND_IN }, operation, now: new Date(), env: {} }, { errorAs: deny });
+  } catch (error) {
+    if (error instanceof ExpressionBudgetError) return null;
+    throw error;
+  }
 }
