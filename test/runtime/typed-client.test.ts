@@ -76,7 +76,9 @@ describe.each(drivers)('typed client per version (%s)', (driver) => {
     expect(seen.signedUp).toBe(email);
     expect(seen.created).toMatchObject({ title: 'Try the typed client', status: 'open' });
     expect(seen.listed).toContain('Try the typed client');
+    expect(seen.welcomed).toBe(true);
     expect(seen.total).toBe(seen.listed.length);
+    expect(seen.total).toBe(2);
     expect(seen.found).toEqual(['Try the typed client']);
     expect(seen.aggregated).toEqual([['open', seen.total]]);
     // bulk import is the administrators': the typed method exists, an end user is refused
