@@ -12,6 +12,14 @@ export interface Config {
   dataDir: string;
   /** `postgres://…` selects PostgreSQL through `pg`; otherwise the embedded store. */
   databaseUrl: string | null;
+  /**
+   * APPBUILDER_DATABASE_POOLER: what stands between the service and PostgreSQL (`none`, or
+   * PgBouncer's `session` or `transaction` mode; docs/scaling.md). Behind a pooler no startup
+   * parameter is sent; in `transaction` mode no named prepared statement either.
+   */
+  databasePooler: 'none' | 'session' | 'transaction';
+  /** APPBUILDER_LISTEN_DATABASE_URL: a direct connection for LISTEN and the job queue (default DATABASE_URL). */
+  listenDatabaseUrl: string | null;
   basePath: string;
   projectsPath: string;
   appsPath: string;
@@ -88,6 +96,13 @@ function intFrom(value: string | undefined, fallback: number): number {
   return Number.isInteger(parsed) && parsed >= 0 ? parsed : fallback;
 }
 
+function poolerFrom(value: string | undefined): Config['databasePooler'] {
+  const pooler = (value ?? '').trim().toLowerCase();
+  if (pooler === '' || pooler === 'none') return 'none';
+  if (pooler === 'session' || pooler === 'transaction') return pooler;
+  throw new Error(`APPBUILDER_DATABASE_POOLER must be none, session or transaction, not "${value}".`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const bootstrapId = env.APPBUILDER_BOOTSTRAP_CLIENT_ID;
   const bootstrapSecret = env.APPBUILDER_BOOTSTRAP_CLIENT_SECRET;
@@ -97,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST ?? '0.0.0.0',
     dataDir: resolve(env.APPBUILDER_DATA_DIR ?? './.appbuilder'),
     databaseUrl: env.DATABASE_URL || null,
+    databasePooler: poolerFrom(env.APPBUILDER_DATABASE_POOLER),
+    listenDatabaseUrl: env.APPBUILDER_LISTEN_DATABASE_URL || null,
     basePath: trimPath(env.APPBUILDER_BASE_PATH ?? '/v1'),
     projectsPath: trimPath(env.APPBUILDER_PROJECTS_PATH ?? '/v1'),
     appsPath: trimPath(env.APPBUILDER_APPS_PATH ?? '/apps'),

@@ -35,7 +35,7 @@ export interface Platform {
 }
 
 export async function openDb(config: Config): Promise<{ db: Db; release: () => void }> {
-  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl, undefined, config.statementTimeoutMs), release: () => {} };
+  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl, undefined, config.statementTimeoutMs, { pooler: config.databasePooler, listenConnectionString: config.listenDatabaseUrl }), release: () => {} };
   const release = lockDataDir(config.dataDir);
   try {
     return { db: await openPglite(config.dataDir), release };

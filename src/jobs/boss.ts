@@ -1,5 +1,5 @@
 import { PgBoss, fromPglite } from 'pg-boss';
-import type { Db } from '../storage/db.ts';
+import { listenUrlOf, type Db } from '../storage/db.ts';
 
 /** How often pg-boss looks at things; short values are for tests only. */
 export interface BossTiming {
@@ -56,6 +56,8 @@ export function createBoss(db: Db, options: BossOptions = {}): PgBoss {
   if (db.pglite) {
     return new PgBoss({ ...common, db: fromPglite(db.pglite), backend: 'pglite' });
   }
-  if (!db.connectionString) throw new Error('The job queue needs a PGlite instance or a PostgreSQL connection string.');
-  return new PgBoss({ ...common, connectionString: db.connectionString, max: 4, application_name: 'appbuilder-jobs' });
+  // On the direct connection (APPBUILDER_LISTEN_DATABASE_URL) when the pool goes through a pooler: it LISTENs.
+  const connectionString = listenUrlOf(db);
+  if (!connectionString) throw new Error('The job queue needs a PGlite instance or a PostgreSQL connection string.');
+  return new PgBoss({ ...common, connectionString, max: 4, application_name: 'appbuilder-jobs' });
 }

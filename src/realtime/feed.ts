@@ -15,7 +15,7 @@
 // embedded store, and by a slow poll in case a notice was missed.
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from '../storage/db.ts';
+import { listenUrlOf, type Db } from '../storage/db.ts';
 import { realtimeStatementsTotal } from './metrics.ts';
 
 export const REALTIME_CHANNEL = 'appbuilder_realtime';
@@ -207,7 +207,7 @@ export class ChangeFeed {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.db.connectionString!, application_name: 'appbuilder-realtime' });
+    const client = new pg.Client({ connectionString: listenUrlOf(this.db)!, application_name: 'appbuilder-realtime' });
     client.on('notification', () => this.kick());
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));

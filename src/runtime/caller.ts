@@ -6,7 +6,12 @@ import type { PlainRecord } from './writes/plain-record.ts';
  * auth-reads.ts), or a builder with management credentials (the app's administrator,
  * rules bypassed), or the system (schedules and events run as it).
  */
-export type Caller = { kind: 'anonymous' } | { kind: 'user'; user: PlainRecord } | { kind: 'admin' } | { kind: 'system' };
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; user: PlainRecord }
+  // `actor`: the API client or builder whose management credentials were given, when known.
+  | { kind: 'admin'; actor?: { type: string; id: string } }
+  | { kind: 'system' };
 
 export function authOf(caller: Caller): PlainRecord | null {
   return caller.kind === 'user' ? caller.user : null;

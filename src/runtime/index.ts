@@ -117,6 +117,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
         requestLog: options.requestLog,
         publicUrl: options.publicUrl ?? null,
         origins: options.origins,
+        db,
         sources: [
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),

@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db, Executor } from '../storage/db.ts';
+import { listenUrlOf, type Db, type Executor } from '../storage/db.ts';
 import type { DeploymentRegistry } from './registry.ts';
 import { endUserCache, USERS_CHANNEL } from './end-user-cache.ts';
 
@@ -51,7 +51,7 @@ export async function listenForServedChanges(db: Db, registry: DeploymentRegistr
       },
     };
   }
-  return PostgresListener.start(db.connectionString!, registry, logger);
+  return PostgresListener.start(listenUrlOf(db)!, registry, logger);
 }
 
 class PostgresListener implements ServedNotices {

@@ -5,7 +5,7 @@
 // listens forgets what it had, so the next request or run reads the new value (no republish).
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db, Executor } from '../storage/db.ts';
+import { listenUrlOf, type Db, type Executor } from '../storage/db.ts';
 import { DataKeys } from './data-keys.ts';
 import { open, valueAad } from './envelope.ts';
 import { withSecretTables } from './tables.ts';
@@ -117,7 +117,7 @@ export class AppValuesCache {
       const unlisten = await this.db.pglite.listen(CONFIG_CHANNEL, (payload) => this.noticed(payload));
       return { close: () => unlisten().catch(() => {}) };
     }
-    return ConfigListener.start(this.db.connectionString!, this, logger);
+    return ConfigListener.start(listenUrlOf(this.db)!, this, logger);
   }
 }
 

@@ -19,11 +19,30 @@ export interface Db {
   readonly pglite: PGlite | null;
   /** The connection string when `driver` is `postgres`; else null. */
   readonly connectionString: string | null;
+  /**
+   * A direct connection to PostgreSQL for LISTEN and the job queue when `connectionString` goes
+   * through a pooler (APPBUILDER_LISTEN_DATABASE_URL); absent: `connectionString` (`listenUrlOf`).
+   */
+  readonly listenConnectionString?: string | null;
   /** The statement timeout of this handle's connections in ms (0: none; PGlite: none, see README). */
   readonly statementTimeoutMs: number;
   /** The pool's connections now (`pg`); null on PGlite, which has one connection. */
   connections(): { open: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
+}
+
+/** Where LISTEN connections and the job queue connect: the direct connection, else the pool's. */
+export function listenUrlOf(db: Db): string | null {
+  return db.listenConnectionString ?? db.connectionString;
+}
+
+/** What stands between the pool and PostgreSQL (APPBUILDER_DATABASE_POOLER, docs/scaling.md). */
+export type Pooler = 'none' | 'session' | 'transaction';
+
+export interface PostgresOptions {
+  pooler?: Pooler;
+  /** APPBUILDER_LISTEN_DATABASE_URL: a direct connection for LISTEN and the job queue. */
+  listenConnectionString?: string | null;
 }
 
 /** APPBUILDER_STATEMENT_TIMEOUT's default: no statement of a request runs longer (DESIGN §6). */
@@ -79,23 +98,37 @@ export async function openPglite(dataDir: string | null): Promise<Db> {
 }
 
 /**
- * A `pg` pool. `statementTimeoutMs` (APPBUILDER_STATEMENT_TIMEOUT; 0: none) is set on every
- * connection as it opens (a startup parameter), so it bounds every statement without a round
- * trip per request; the transactions that must run longer lift it (`withoutStatementTimeout`).
+ * A `pg` pool. `statementTimeoutMs` (APPBUILDER_STATEMENT_TIMEOUT; 0: none) bounds every
+ * statement; the transactions that must run longer lift it (`withoutStatementTimeout`). Straight
+ * to PostgreSQL it is set on every connection as it opens (a startup parameter), without a round
+ * trip per request. Behind a pooler (`options.pooler`), which refuses startup parameters and
+ * hands one server connection to many clients, each transaction sets it (`set local`, in the
+ * round trip of its `begin`), and a statement outside a transaction gets one of its own
+ * (prepared.ts). In transaction mode no named prepared statement is used either: another
+ * client's connection could meet it.
  */
-export async function openPostgres(connectionString: string, maxConnections = 10, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max: maxConnections, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) });
+export async function openPostgres(
+  connectionString: string,
+  maxConnections = 10,
+  statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+  options: PostgresOptions = {},
+): Promise<Db> {
+  const pooler = options.pooler ?? 'none';
+  const startupTimeout = pooler === 'none' && statementTimeoutMs > 0;
+  const pool = new pg.Pool({ connectionString, max: maxConnections, ...(startupTimeout ? { statement_timeout: statementTimeoutMs } : {}) });
   // An idle client whose backend goes away (server restart, terminated session) must not
   // crash the process: the pool drops it and the next query opens a new connection.
   pool.on('error', (error) => console.error(`appbuilder: idle PostgreSQL connection lost: ${error.message}`));
   // Marked statements (the generated reads) run as named prepared statements: prepared.ts.
-  const kysely = new Kysely<ControlPlane>({ dialect: new Postgres({ pool: preparingPool(pool, statementTimeoutMs) }) });
+  const wrapped = preparingPool(pool, statementTimeoutMs, { prepare: pooler !== 'transaction', localTimeout: pooler !== 'none' });
+  const kysely = new Kysely<ControlPlane>({ dialect: new Postgres({ pool: wrapped }) });
   await sql`select 1`.execute(kysely);
   return {
     driver: 'postgres',
     kysely,
     pglite: null,
     connectionString,
+    listenConnectionString: options.listenConnectionString ?? null,
     statementTimeoutMs,
     connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),

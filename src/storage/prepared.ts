@@ -6,7 +6,8 @@
 // on values. `plan_cache_mode` stays `auto`, so PostgreSQL keeps planning per call where a
 // generic plan would cost more (a `limit $n` over a large table). Each connection keeps at most
 // `MAX_PER_CONNECTION` statements and deallocates the least recently used. PGlite ignores the
-// mark (a comment).
+// mark (a comment), and so does a pool behind a transaction-mode pooler (PgBouncer before 1.21
+// keeps no prepared statement per client: another client's server connection could meet one).
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { Problem } from '../errors.ts';
@@ -102,24 +103,71 @@ function timedOut(error: unknown, statementTimeoutMs: number): unknown {
   return new Problem(503, reason, [], 'https://appbuilder.dev/problems/statement-timeout');
 }
 
+/** How the pool meets PostgreSQL (db.ts `openPostgres`). */
+export interface PoolMode {
+  /** Marked statements run as named prepared statements (never behind a transaction-mode pooler). */
+  prepare: boolean;
+  /** The statement timeout is set inside each transaction (`set local`) rather than on the connection (behind a pooler). */
+  localTimeout: boolean;
+}
+
+const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
+const END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
+
+/**
+ * `statement` with the statement timeout set by `set local` inside every transaction of `client`:
+ * a `begin` carries it in the same round trip (both as one simple query), and a statement outside
+ * a transaction is given one of its own (`begin` and the bound, the statement, `commit`). Nothing
+ * outlives the transaction, so the pooler may hand the server connection to anyone next.
+ */
+function localTimeout(client: pg.PoolClient, ms: number, statement: (text: unknown, values?: readonly unknown[]) => Promise<unknown>) {
+  const query = client.query.bind(client) as (text: string) => Promise<unknown>;
+  const bound = `set local statement_timeout = ${Math.floor(ms)}`;
+  let inTransaction = false;
+  return async (text: unknown, values?: readonly unknown[]): Promise<unknown> => {
+    if (typeof text === 'string' && BEGIN.test(text) && !(values && values.length > 0)) {
+      const results = (await query(`${text}; ${bound}`)) as unknown[];
+      inTransaction = true;
+      return results[0];
+    }
+    if (typeof text === 'string' && END.test(text)) {
+      inTransaction = false;
+      return statement(text, values);
+    }
+    if (inTransaction) return statement(text, values);
+    await query(`begin; ${bound}`);
+    let result: unknown;
+    try {
+      result = await statement(text, values);
+    } catch (error) {
+      await query('rollback').catch(() => undefined);
+      throw error;
+    }
+    await query('commit');
+    return result;
+  };
+}
+
 /**
  * A pool for Kysely's PostgresDialect whose clients run marked statements as named prepared
  * statements, and whose statements belong to the request running them (request-scope.ts): a
  * request whose client went away has them cancelled, and a statement past the statement
  * timeout answers 503.
  */
-export function preparingPool(pool: pg.Pool, statementTimeoutMs = 0): PostgresPool {
+export function preparingPool(pool: pg.Pool, statementTimeoutMs = 0, mode: PoolMode = { prepare: true, localTimeout: false }): PostgresPool {
   const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const state: Prepared = { names: new Map(), next: 1 };
     /** A cancel was sent for this connection: it leaves the pool when released, so a late cancel hits nobody else. */
     let cancelled = false;
-    const run = (text: unknown, values?: readonly unknown[]): Promise<unknown> => {
-      if (typeof text === 'string' && text.startsWith(PREPARED)) return runPrepared(client, state, text, values ?? []);
+    const statement = (text: unknown, values?: readonly unknown[]): Promise<unknown> => {
+      if (typeof text === 'string' && text.startsWith(PREPARED) && mode.prepare) return runPrepared(client, state, text, values ?? []);
       // work on the client itself (raw-client.ts: COPY), answered as a statement without rows
       if (text instanceof ClientWork) return text.run(client).then(() => ({ command: 'COPY', rowCount: 0, rows: [] }));
       return (client.query as (...args: unknown[]) => Promise<unknown>)(text, values);
     };
+    const bound = mode.localTimeout && statementTimeoutMs > 0 ? localTimeout(client, statementTimeoutMs, statement) : null;
+    const run = bound ?? statement;
     const wrapped = {
       get processID() {
         return (client as unknown as { processID?: number }).processID;

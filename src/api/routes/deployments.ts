@@ -1,11 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import type { DeploymentService } from '../../services/deployments.ts';
 import type { Application } from '../../services/applications/view.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
 import { problemResponses } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema } from './application-schemas.ts';
 import { PublishAnswerSchema } from './advisor.ts';
+import type { Db } from '../../storage/db.ts';
+import { idempotencyKeyOf, once } from '../../storage/idempotency.ts';
 
 const VersionBody = Type.Object({
   serverVersion: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'Defaults to the current serverVersion (publish) or every served version (unpublish).' })),
@@ -31,8 +34,8 @@ function withPendingDeployment(application: Application, serverVersion: string |
   return { ...application, status: { ...application.status, deployments } };
 }
 
-/** The deployments group: publish (a `deployment` job), unpublish, and purge. */
-export function deploymentRoutes(deployments: DeploymentService): FastifyPluginAsyncTypebox {
+/** The deployments group: publish (a `deployment` job; `Idempotency-Key` kept in `db`), unpublish, and purge. */
+export function deploymentRoutes(deployments: DeploymentService, db?: Db): FastifyPluginAsyncTypebox {
   return async (app) => {
     const common = { tags: ['deployments-assets'], security: MANAGEMENT_SECURITY };
 
@@ -53,8 +56,19 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
       },
       async (request, reply) => {
         reply.status(202);
-        const { access, advice, ...application } = await deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
-        return { ...withPendingDeployment(application, request.body?.serverVersion ?? application.serverVersion), access, advice };
+        const publish = async () => {
+          const { access, advice, ...application } = await deployments.publish(request.principal.customerId, request.params.applicationId, request.body?.serverVersion);
+          return { ...withPendingDeployment(application, request.body?.serverVersion ?? application.serverVersion), access, advice };
+        };
+        const key = db ? idempotencyKeyOf(request.headers) : null;
+        if (!db || key === null) return publish();
+        // Idempotency-Key (storage/idempotency.ts): a retried publish answers the first one's answer, queueing nothing more.
+        const { actor } = request.principal;
+        const keyed = { scope: `publish:${request.params.applicationId}`, caller: `${actor.type}:${actor.id}`, key, method: 'POST', path: request.url, body: request.body };
+        const answer = (await once(db, keyed, async () => ({ status: 202, body: String(reply.serialize(await publish())), headers: {} })))!;
+        if (answer.headers['idempotent-replayed']) reply.header('idempotent-replayed', 'true');
+        // The stored text is the serialised answer: sent as it is.
+        return (reply as unknown as FastifyReply).type('application/json; charset=utf-8').send(answer.body);
       },
     );
 

@@ -85,7 +85,7 @@ export async function callerOf(request: FastifyRequest, served: ServedApp, optio
       applicationId,
     });
     admitBuilder(builder, served, isReadMethod(request.method), `${request.method} ${template}`);
-    return { kind: 'admin' };
+    return { kind: 'admin', actor: builder.actor };
   }
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   if (!token) return { kind: 'anonymous' };

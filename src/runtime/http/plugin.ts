@@ -18,6 +18,8 @@ import { acceptImportBodies } from './import-routes.ts';
 import { answerHeaders, SHARED_ORIGIN_CSP } from './answer-headers.ts';
 import type { AppOrigins } from '../../tools/app-origin.ts';
 import { answerPreflight, appCorsPolicy, setCorsHeaders } from './cors.ts';
+import { idempotentWrite } from './idempotent-write.ts';
+import type { Db } from '../../storage/db.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -36,6 +38,8 @@ export interface GeneratedAppsOptions {
   publicUrl?: string | null;
   /** Each application's own origin: a request whose Host names one is served as that application (api/server.ts routes it). */
   origins: AppOrigins;
+  /** Where `Idempotency-Key`s are kept (idempotent-write.ts); without it the header is ignored. */
+  db?: Db;
 }
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
@@ -115,7 +119,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         const versionPath = `/api/v${served.compiled.serverVersion}`;
         const sharedBase = `${(options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '')}${options.appsPath}/${applicationId}`;
         // The write path's rules and defaults read `env` from here (secrets/current-env.ts).
-        const response = await withEnv(values?.env ?? {}, () => route.handler({
+        const handle = () => withEnv(values?.env ?? {}, () => route.handler({
           app: served.compiled,
           method: request.method,
           path,
@@ -131,6 +135,8 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
           appUrl,
           onOwnOrigin,
         }));
+        const keyed = { applicationId, method: request.method, path: `${versionPath}${path}`, template: route.template, headers: request.headers, body: request.body, caller, address: request.ip };
+        const response = await idempotentWrite(options.db, keyed, handle);
         if (note) noteAppAnswer(note, response.status, response.json ?? response.body);
         if (response.file) return sendFile(request, reply, response.file.files, response.file.row);
         return send(reply, response, onOwnOrigin);
