@@ -34,7 +34,7 @@
 // BENCH_CPU_PROF (a directory: the service runs with --cpu-prof, its profile written there at the end).
 import type { Driver } from '../../src/storage/db.ts';
 import { forEachDriver, measure, median, settingsLine, PREWARM, ROUNDS, SECONDS, WARMUP, alternate, type Measured, type PlannedRequest } from '../support/measure.ts';
-import { NARROW_FIELDS } from './baseline.ts';
+import { cases, type Case } from './cases.ts';
 import { startOutside, type OutsideBench } from './outside.ts';
 import { startService } from './setup.ts';
 import { compareRequestLog } from './request-log.ts';
@@ -45,53 +45,6 @@ const chosen = (letter: string) => env.BENCH_CASES === undefined || env.BENCH_CA
 const SIZE = { users: Number(env.BENCH_USERS ?? 1000), todosPerUser: Number(env.BENCH_TODOS ?? 100), signups: 20 };
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 
-interface Case {
-  letter: string;
-  name: string;
-  /** Target: the median ratio of requests/s at least this. */
-  target: number;
-  platform: PlannedRequest[];
-  baseline: PlannedRequest[];
-}
-
-function cases(bench: OutsideBench): Case[] {
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  const list = '/toDos?limit=20';
-  const prefix = bench.apiPath;
-  const reads = bench.users.flatMap((u) => u.todoIds.slice(0, 10).map((id) => ({ id, token: u.token })));
-  // Interleaved: one read of each user in turn, so that consecutive requests are of different users.
-  const spread = reads.map((_, i) => reads[(i % bench.users.length) * 10 + Math.floor(i / bench.users.length)]);
-  return [
-    {
-      letter: 'a',
-      name: '(a) end user lists 20 of their to-dos, user embedded, under the rule',
-      target: 0.9,
-      platform: bench.users.map((u) => ({ path: `${prefix}${list}`, headers: bearer(u.token) })),
-      baseline: bench.users.map((u) => ({ path: list, headers: bearer(u.token) })),
-    },
-    {
-      letter: 'b',
-      name: '(b) administrator lists 20 of all to-dos with the exact total',
-      target: 2,
-      platform: [{ path: `${prefix}${list}`, headers: bench.adminHeaders }],
-      baseline: [{ path: list, headers: bearer(bench.adminToken) }],
-    },
-    {
-      letter: 'c',
-      name: '(c) end user reads one of their to-dos by id',
-      target: 0.8,
-      platform: spread.map((r) => ({ path: `${prefix}/toDos/${r.id}`, headers: bearer(r.token) })),
-      baseline: spread.map((r) => ({ path: `/toDos/${r.id}`, headers: bearer(r.token) })),
-    },
-    {
-      letter: 'e',
-      name: `(e) end user lists 20 of their to-dos narrowed by fields=${NARROW_FIELDS}`,
-      target: 0.8,
-      platform: bench.users.map((u) => ({ path: `${prefix}${list}&fields=${NARROW_FIELDS}`, headers: bearer(u.token) })),
-      baseline: bench.users.map((u) => ({ path: `${list}&fields=${NARROW_FIELDS}`, headers: bearer(u.token) })),
-    },
-  ];
-}
 
 /** The bytes of the answers to the first `count` requests of the case on both sides; throws unless equal. */
 async function sameBytes(bench: OutsideBench, c: Case, count = 5): Promise<number> {

@@ -10,6 +10,7 @@ import { SignJWT } from 'jose';
 import { sql } from 'kysely';
 import type { AppDefinition } from '../../src/definition/schema.ts';
 import { compileApp, type CompiledApp } from '../../src/runtime/compiled-app.ts';
+import type { Db } from '../../src/storage/db.ts';
 import { ident } from '../../src/storage/sql.ts';
 import { ApiClient } from '../../test/support/client.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/support/databases.ts';
@@ -37,7 +38,7 @@ export interface OutsideBench {
 }
 
 /** A token as the service's log-in issues it (accounts/sessions.ts). */
-function accessToken(key: Uint8Array, applicationId: string, userId: string): Promise<string> {
+export function accessToken(key: Uint8Array, applicationId: string, userId: string): Promise<string> {
   return new SignJWT({ sid: randomUUID(), ims: Date.now(), auth_time: Math.floor(Date.now() / 1000) })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(userId)
@@ -45,6 +46,32 @@ function accessToken(key: Uint8Array, applicationId: string, userId: string): Pr
     .setIssuedAt()
     .setExpirationTime('2h')
     .sign(key);
+}
+
+/**
+ * `size.users` end users × `size.todosPerUser` to-dos inserted by SQL into the app's published
+ * schema (some descriptions and deadlines null, statuses mixed), then ANALYZE; each user with a
+ * token signed with `key` and their first ten to-do ids.
+ */
+export async function seedTodos(database: Db, app: CompiledApp, key: Uint8Array, size: SeedSize): Promise<EndUser[]> {
+  const db = database.kysely;
+  const user = app.userModel!;
+  const todo = app.modelsByResource.get('toDos')!;
+  const u = (name: string) => ident(user.fieldsByName.get(name)!.column!);
+  const t = (name: string) => ident(todo.fieldsByName.get(name)!.column!);
+  await sql`insert into ${ident(app.schema, user.table)} (id, ${u('name')}, ${u('email')})
+    select gen_random_uuid(), 'User ' || i, 'user' || i || '@bench.test' from generate_series(1, ${size.users}::int) i`.execute(db);
+  await sql`insert into ${ident(app.schema, todo.table)} (id, ${t('title')}, ${t('description')}, ${t('deadline')}, ${t('status')}, ${t('user')})
+    select gen_random_uuid(), 'To-do ' || n, case when n % 3 = 0 then null else 'Details of to-do ' || n end,
+      case when n % 5 = 0 then null else timestamptz '2030-01-01 00:00:00+00' + n * interval '7 hours' end,
+      case when n % 4 = 0 then 'done' else 'open' end, u.id
+    from ${ident(app.schema, user.table)} u cross join generate_series(1, ${size.todosPerUser}::int) n`.execute(db);
+  await sql`analyze`.execute(db);
+  const rows = await sql<{ user_id: string; ids: string[] }>`select ${t('user')} as user_id, (array_agg(id order by id))[1:10] as ids
+    from ${ident(app.schema, todo.table)} group by ${t('user')} order by ${t('user')}`.execute(db);
+  const users: EndUser[] = [];
+  for (const row of rows.rows) users.push({ id: row.user_id, token: await accessToken(key, app.applicationId, row.user_id), todoIds: row.ids });
+  return users;
 }
 
 export async function startOutside(size: SeedSize): Promise<OutsideBench> {
@@ -61,24 +88,8 @@ export async function startOutside(size: SeedSize): Promise<OutsideBench> {
     const created = await createTodoApp(tenant, todoScodeWithoutEvents());
     await publish(tenant, created.id);
     const app = compileApp(created.id, created.serverVersion, created.scode as unknown as AppDefinition);
-    const db = database.db.kysely;
-    const user = app.userModel!;
-    const todo = app.modelsByResource.get('toDos')!;
-    const u = (name: string) => ident(user.fieldsByName.get(name)!.column!);
-    const t = (name: string) => ident(todo.fieldsByName.get(name)!.column!);
-    await sql`insert into ${ident(app.schema, user.table)} (id, ${u('name')}, ${u('email')})
-      select gen_random_uuid(), 'User ' || i, 'user' || i || '@bench.test' from generate_series(1, ${size.users}::int) i`.execute(db);
-    await sql`insert into ${ident(app.schema, todo.table)} (id, ${t('title')}, ${t('description')}, ${t('deadline')}, ${t('status')}, ${t('user')})
-      select gen_random_uuid(), 'To-do ' || n, case when n % 3 = 0 then null else 'Details of to-do ' || n end,
-        case when n % 5 = 0 then null else timestamptz '2030-01-01 00:00:00+00' + n * interval '7 hours' end,
-        case when n % 4 = 0 then 'done' else 'open' end, u.id
-      from ${ident(app.schema, user.table)} u cross join generate_series(1, ${size.todosPerUser}::int) n`.execute(db);
-    await sql`analyze`.execute(db);
     const key = await endUserKey(database.db, created.id);
-    const rows = await sql<{ user_id: string; ids: string[] }>`select ${t('user')} as user_id, (array_agg(id order by id))[1:10] as ids
-      from ${ident(app.schema, todo.table)} group by ${t('user')} order by ${t('user')}`.execute(db);
-    const users: EndUser[] = [];
-    for (const row of rows.rows) users.push({ id: row.user_id, token: await accessToken(key, created.id, row.user_id), todoIds: row.ids });
+    const users = await seedTodos(database.db, app, key, size);
     const adminKey = randomBytes(32);
     const adminToken = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setAudience('baseline-admin').setExpirationTime('2h').sign(adminKey);
     const baseline = await startBaselineProcess(database.url!, {
