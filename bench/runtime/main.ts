@@ -33,7 +33,7 @@
 // BENCH_CASES (letters of the cases to run, e.g. `abce`, or `d` for the request log alone; default all),
 // BENCH_CPU_PROF (a directory: the service runs with --cpu-prof, its profile written there at the end).
 import type { Driver } from '../../src/storage/db.ts';
-import { forEachDriver, measure, median, settingsLine, PREWARM, ROUNDS, SECONDS, WARMUP, alternate, type Measured, type PlannedRequest } from '../support/measure.ts';
+import { forEachDriver, measure, median, settingsLine, PREWARM, ROUNDS, SECONDS, WARMUP, alternate, type Measured } from '../support/measure.ts';
 import { cases, type Case } from './cases.ts';
 import { startOutside, type OutsideBench } from './outside.ts';
 import { startService } from './setup.ts';
