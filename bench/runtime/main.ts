@@ -25,7 +25,7 @@
 // 0.50-0.60× (issue 43): it ran the service from the sources through tsx and the baseline in the SAME
 // process as the service (a second Fastify on the same event loop and heap, loaded by tsx), drove
 // only the 20 users who signed up (every cache of the service hot for 20 tokens; the outside A/B
-// spread the load over 1,000), with 10 connections. The figures of both are in docs/performance.md.
+// spread the load over 1,000), with 10 connections. The figures of both are in docs/read-path.md.
 //
 // Environment: BENCH_SECONDS (per measurement, default 4), BENCH_WARMUP (default 1),
 // BENCH_ROUNDS (default 4), BENCH_PREWARM (default 12), BENCH_CONNECTIONS (default 32 here),
