@@ -30,7 +30,7 @@ const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
 /** The line every bench prints under its driver's heading. */
 export const settingsLine = `  ${CONNECTIONS} connections, ${PREWARM} s of load per side before the rounds, ${WARMUP} s warm-up + ${SECONDS} s per measurement, ${ROUNDS} rounds, load from a second process (autocannon)`;
 
-/** A measurement with this process's CPU time per request (the server side; warm-up included, so approximate). */
+/** A measurement with the server's CPU time per request (this process's, or options.pid's; warm-up included, so approximate). */
 export interface Measured extends LoadResult {
   cpuMsPerRequest: number;
   /** Busy time of the whole machine (every process: the database, the load generator) per request; Linux only, else NaN. */
@@ -48,19 +48,40 @@ function machineBusyMs(): number {
   }
 }
 
-/** Runs one measurement in a second process; the plan goes in on stdin. */
-export async function measure(url: string, requests: PlannedRequest[], seconds = SECONDS): Promise<Measured> {
-  const before = process.cpuUsage();
-  const machineBefore = machineBusyMs();
-  const result = await load(url, requests, seconds);
-  const used = process.cpuUsage(before);
-  const machine = machineBusyMs() - machineBefore;
-  const requestsServed = Math.max(result.requestsPerSecond * (seconds + WARMUP), 1);
-  return { ...result, cpuMsPerRequest: (used.user + used.system) / 1000 / requestsServed, machineMsPerRequest: machine / requestsServed };
+/** CPU ms so far of process `pid` (/proc/<pid>/stat utime + stime), NaN where there is none. */
+export function processCpuMs(pid: number): number {
+  try {
+    // The command may hold spaces and parentheses: fields are counted after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
+  } catch {
+    return Number.NaN;
+  }
 }
 
-function load(url: string, requests: PlannedRequest[], seconds: number): Promise<LoadResult> {
-  const plan: LoadPlan = { url, requests, connections: CONNECTIONS, seconds, warmupSeconds: WARMUP };
+export interface MeasureOptions {
+  /** Connections of the load (default BENCH_CONNECTIONS). */
+  connections?: number;
+  /** The server's process when it is not this one: its CPU is counted instead of this process's. */
+  pid?: number;
+}
+
+/** Runs one measurement in a second process; the plan goes in on stdin. */
+export async function measure(url: string, requests: PlannedRequest[], seconds = SECONDS, options: MeasureOptions = {}): Promise<Measured> {
+  const before = process.cpuUsage();
+  const serverBefore = options.pid === undefined ? 0 : processCpuMs(options.pid);
+  const machineBefore = machineBusyMs();
+  const result = await load(url, requests, seconds, options.connections ?? CONNECTIONS);
+  const used = process.cpuUsage(before);
+  const serverMs = options.pid === undefined ? (used.user + used.system) / 1000 : processCpuMs(options.pid) - serverBefore;
+  const machine = machineBusyMs() - machineBefore;
+  const requestsServed = Math.max(result.requestsPerSecond * (seconds + WARMUP), 1);
+  return { ...result, cpuMsPerRequest: serverMs / requestsServed, machineMsPerRequest: machine / requestsServed };
+}
+
+function load(url: string, requests: PlannedRequest[], seconds: number, connections: number): Promise<LoadResult> {
+  const plan: LoadPlan = { url, requests, connections, seconds, warmupSeconds: WARMUP };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';

@@ -11,7 +11,7 @@
 // auth and trigger routes) are recorded too, with the application's id: noted when the
 // credentials are checked (`noteAppWrite`) and written once the answer has left (`onResponse`),
 // so the request does not wait for the row. End users' requests are never noted.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db, Executor } from '../storage/db.ts';
 import { uuidv7 } from '../tools/ids.ts';
@@ -128,10 +128,14 @@ export function noteAppWrite(request: FastifyRequest, audit: AppWriteAudit): voi
  * the row; a failure to write it is logged.
  */
 export function recordAppWrites(app: FastifyInstance, db: Db): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: a read (no audit row) costs no promise (issue 43); a write's row is awaited as before.
+  app.addHook('onResponse', (request, reply, done) => {
     const audit = appWrites.get(request);
-    if (!audit) return;
+    if (!audit) return done();
     appWrites.delete(request);
+    void write(request, reply, audit).then(() => done());
+  });
+  async function write(request: FastifyRequest, reply: FastifyReply, audit: AppWriteAudit): Promise<void> {
     try {
       await db.kysely
         .insertInto('appbuilder.audit_events')
@@ -151,7 +155,7 @@ export function recordAppWrites(app: FastifyInstance, db: Db): void {
     } catch (error) {
       request.log.error({ err: error, applicationId: audit.applicationId }, 'could not write the audit row of an app write');
     }
-  });
+  }
 }
 
 /** Registers the recorder on the management scope `app` (after authentication). */

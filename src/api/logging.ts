@@ -41,10 +41,13 @@ export async function loggerOptions(
 const VERBOSE = new Set(['debug', 'trace']);
 
 export function logRequests(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode >= 500 || !VERBOSE.has(request.log.level)) return;
-    const url = pathOnly(request.url);
-    const ms = Math.round(reply.elapsedTime * 10) / 10;
-    request.log.debug({ method: request.method, url, statusCode: reply.statusCode, ms }, `${request.method} ${url} ${reply.statusCode} ${ms} ms`);
+  // A callback hook, not an async one: no promise on every request's path (issue 43).
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode < 500 && VERBOSE.has(request.log.level)) {
+      const url = pathOnly(request.url);
+      const ms = Math.round(reply.elapsedTime * 10) / 10;
+      request.log.debug({ method: request.method, url, statusCode: reply.statusCode, ms }, `${request.method} ${url} ${reply.statusCode} ${ms} ms`);
+    }
+    done();
   });
 }

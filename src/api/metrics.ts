@@ -31,11 +31,13 @@ const httpRequests = new Counter({
 });
 
 export function registerMetrics(app: FastifyInstance, exposePublicly: boolean): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise on every request's path (issue 43).
+  app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: ids would explode the label set.
     const labels = { route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) };
     httpRequests.inc(labels);
     httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
   if (!exposePublicly) return;
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

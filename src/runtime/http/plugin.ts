@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import type { CompiledApp } from '../compiled-app.ts';
 import type { DeploymentRegistry } from '../registry.ts';
@@ -20,6 +20,7 @@ import type { AppOrigins } from '../../tools/app-origin.ts';
 import { answerPreflight, appCorsPolicy, setCorsHeaders } from './cors.ts';
 import { idempotentWrite } from './idempotent-write.ts';
 import type { Db } from '../../storage/db.ts';
+import { compressFor, COMPRESS_MIN_BYTES, varyOnEncoding } from './compress.ts';
 
 export interface GeneratedAppsOptions {
   appsPath: string;
@@ -44,16 +45,29 @@ export interface GeneratedAppsOptions {
 
 const VERSION = /^v(\d+\.\d+\.\d+)$/;
 
+const asText = (text: unknown) => text as string;
+
+/** JSON text as the answer, compressed when it is long and the client takes br or gzip (compress.ts). */
+function sendJson(request: FastifyRequest, reply: FastifyReply, text: string, headers: Record<string, string>): FastifyReply {
+  reply.type('application/json; charset=utf-8');
+  if (text.length >= COMPRESS_MIN_BYTES && headers['content-encoding'] === undefined && headers.etag === undefined) {
+    reply.header('vary', varyOnEncoding(reply.getHeader('vary')));
+    const packed = compressFor(text, request.headers['accept-encoding']);
+    if (packed) return reply.header('content-encoding', packed.encoding).send(packed.body);
+  }
+  return reply.serializer(asText).send(text);
+}
+
 /** The answer, with the headers the origin allows (answer-headers.ts): JSON or plain text only on the shared origin. */
-function send(reply: FastifyReply, response: AppResponse, onOwnOrigin: boolean): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, response: AppResponse, onOwnOrigin: boolean): FastifyReply {
   reply.status(response.status);
   const headers = answerHeaders(response.headers, onOwnOrigin, response.serviceHeaders);
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   if (response.stream) return reply.send(Readable.from(response.stream));
-  if (response.json !== undefined) return reply.type('application/json; charset=utf-8').serializer((x) => x as string).send(response.json);
+  if (response.json !== undefined) return sendJson(request, reply, response.json, headers);
   if (response.body === undefined) return reply.send();
   if (typeof response.body === 'string' && headers['content-type']) return reply.send(response.body);
-  return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(response.body);
+  return sendJson(request, reply, JSON.stringify(response.body), headers);
 }
 
 /**
@@ -139,7 +153,7 @@ export function generatedAppsPlugin(options: GeneratedAppsOptions) {
         const response = await idempotentWrite(options.db, keyed, handle);
         if (note) noteAppAnswer(note, response.status, response.json ?? response.body);
         if (response.file) return sendFile(request, reply, response.file.files, response.file.row);
-        return send(reply, response, onOwnOrigin);
+        return send(request, reply, response, onOwnOrigin);
       },
     };
     fastify.route(appRoute);
