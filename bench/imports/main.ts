@@ -1,15 +1,17 @@
 // `npm run bench:import`: generated CSV rows written into an application's table by the data import
-// (src/imports/: csv-parse stream → field checks → batched multi-row INSERTs) against a raw `pg`
-// `COPY … FROM STDIN` of the same file into a table of the same columns, in the same run, on
-// PostgreSQL; then the import's rate on PGlite with fewer rows. Prints rows/s, the ratio and the
-// RSS growth of this process while importing (sampled every 20 ms). Asserts nothing.
+// (src/imports/: csv-parse stream → per-column converters with the write path's field checks →
+// COPY lines in batches) against a raw `pg` `COPY … FROM STDIN` of the same file into a table of
+// the same columns, in the same run, on PostgreSQL; then the import's rate on PGlite with fewer
+// rows. Prints rows/s, the ratio, the RSS growth of this process while importing (sampled every
+// 20 ms), and the CPU this process spent (rows per CPU-second: the import's own cost, whatever
+// else the machine runs; the load average is printed beside it). Asserts nothing.
 //
 // Environment: BENCH_IMPORT_ROWS (PostgreSQL, default 1,000,000), BENCH_IMPORT_PGLITE_ROWS
 // (default 100,000), BENCH_DRIVERS (default "postgres,pglite"), DATABASE_URL (the PostgreSQL
 // server; a database is created for the run and dropped after it).
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -54,9 +56,10 @@ async function prepareApp(db: Db) {
 }
 
 /** Runs `work` while sampling this process's RSS; answers the seconds and the peak growth in MB. */
-async function measured(work: () => Promise<void>): Promise<{ seconds: number; rssGrowthMb: number }> {
+async function measured(work: () => Promise<void>): Promise<{ seconds: number; rssGrowthMb: number; cpuSeconds: number }> {
   global.gc?.();
   const start = process.memoryUsage.rss();
+  const cpu = process.cpuUsage();
   let peak = start;
   let atPeak = process.memoryUsage();
   const timer = setInterval(() => {
@@ -72,7 +75,8 @@ async function measured(work: () => Promise<void>): Promise<{ seconds: number; r
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage.rss());
   if (process.env.BENCH_IMPORT_MEMORY) console.log('  at the peak:', Object.entries(atPeak).map(([k, v]) => `${k} ${(v / 1048576).toFixed(0)} MB`).join(', '));
-  return { seconds, rssGrowthMb: (peak - start) / 1024 / 1024 };
+  const used = process.cpuUsage(cpu);
+  return { seconds, rssGrowthMb: (peak - start) / 1024 / 1024, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 /** `COPY … FROM STDIN` with pg alone: the file's bytes sent as CopyData messages (what pg-copy-streams does). */
@@ -143,6 +147,7 @@ async function postgres(dir: string): Promise<void> {
     console.log(`  import        ${rate(ours.seconds).toLocaleString('en')} rows/s (${ours.seconds.toFixed(1)} s), RSS peak − start ${ours.rssGrowthMb.toFixed(0)} MB (target ≥ 50,000 rows/s, < 100 MB)`);
     console.log(`  raw pg COPY   ${rate(raw.seconds).toLocaleString('en')} rows/s (${raw.seconds.toFixed(1)} s), RSS peak − start ${raw.rssGrowthMb.toFixed(0)} MB`);
     console.log(`  ratio         ${(raw.seconds / ours.seconds).toFixed(2)}× the baseline's rate`);
+    console.log(`  import's own CPU ${ours.cpuSeconds.toFixed(1)} s: ${rate(ours.cpuSeconds).toLocaleString('en')} rows per CPU-second of this process (load average ${loadavg()[0]!.toFixed(1)} on ${navigator.hardwareConcurrency} cores)`);
   } finally {
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();

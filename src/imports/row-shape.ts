@@ -47,10 +47,20 @@ function general(field: CompiledField): Convert {
   };
 }
 
-/** True when `cell` may be a missing-value marker or have spaces around it (they are all 4 characters or fewer). */
+/**
+ * True when `cell` may be a missing-value marker (`NA`, `-`, …: 4 characters or fewer, none
+ * starting with a digit) or has spaces around it.
+ */
 function unusual(cell: string): boolean {
-  return cell.length <= 4 || cell.charCodeAt(0) <= 32 || cell.charCodeAt(cell.length - 1) <= 32;
+  const first = cell.charCodeAt(0);
+  return (cell.length <= 4 && !(first >= 48 && first <= 57)) || first <= 32 || cell.charCodeAt(cell.length - 1) <= 32;
 }
+
+/** The notations of true and false values.ts reads, as written (any other case goes the general way). */
+const BOOLEANS = new Map<SourceValue | SourceValue[], boolean>([
+  ...['t', 'true', '1', 'yes', 'y', 'on', 'TRUE', 'True'].map((text) => [text, true] as const),
+  ...['f', 'false', '0', 'no', 'n', 'off', 'FALSE', 'False'].map((text) => [text, false] as const),
+]);
 
 function plainCell(raw: SourceValue | SourceValue[], cells: boolean): raw is string {
   return typeof raw === 'string' && !(unusual(raw) && (cells ? isMissingCell(raw) : false)) && raw.trim() === raw && raw !== '';
@@ -64,7 +74,11 @@ function daysIn(year: number, month: number): number {
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 
-/** `2024-02-03T10:00:00Z` → its ISO form (what Date.parse then toISOString give), or undefined when not this plain form. */
+/**
+ * `2024-02-03T10:00:00Z` when it is a valid date-time of this plain form (at most milliseconds,
+ * an explicit zone or none, then UTC), else undefined. The text is kept: the database reads
+ * it as the same instant the general path's ISO form names, and no Date is made per cell.
+ */
 function plainDateTime(text: string): string | undefined {
   const m = ISO_DATE_TIME.exec(text);
   if (!m) return undefined;
@@ -75,16 +89,10 @@ function plainDateTime(text: string): string | undefined {
   const minute = Number(m[5]);
   const second = m[6] === undefined ? 0 : Number(m[6]);
   if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
-  const millis = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0'));
-  let offset = 0;
   const zone = m[8];
-  if (zone !== undefined && zone !== 'Z') {
-    const hours = Number(zone.slice(1, 3));
-    const minutes = Number(zone.slice(4, 6));
-    if (hours > 23 || minutes > 59) return undefined;
-    offset = (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
-  }
-  return new Date(Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000).toISOString();
+  if (zone === undefined) return `${text}Z`;
+  if (zone !== 'Z' && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4, 6)) > 59)) return undefined;
+  return text;
 }
 
 function plainDate(text: string): boolean {
@@ -114,6 +122,9 @@ export function converter(field: CompiledField): Convert {
     case 'p_DATE_TIME':
       if (allowed) return slow;
       return (raw, cells) => (plainCell(raw, cells) ? (plainDateTime(raw) ?? slow(raw, cells)) : slow(raw, cells));
+    case 'p_BOOLEAN':
+      if (allowed) return slow;
+      return (raw, cells) => BOOLEANS.get(raw) ?? slow(raw, cells);
     case 'p_DATE':
       if (allowed) return slow;
       return (raw, cells) => (plainCell(raw, cells) && plainDate(raw) ? raw : slow(raw, cells));

@@ -17,7 +17,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../storage/db.ts';
 import { ident } from '../storage/sql.ts';
-import { isUuid, uuidv7 } from '../tools/ids.ts';
+import { isUuid, uuidv7Batch } from '../tools/ids.ts';
 import { PRIMITIVE_SQL_TYPES } from '../compiler/schema/columns.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../runtime/compiled-app.ts';
 import { expressionDefaults } from '../runtime/writes/defaults.ts';
@@ -72,6 +72,9 @@ export const MAX_REPORTED_ERRORS = 100;
 const DEFAULT_BATCH = 500;
 /** Rows per COPY: a COPY costs one round trip and no server-side JSON, so batches can be larger. */
 const COPY_BATCH = 2_000;
+
+/** Record ids made at once. */
+const ID_BATCH = 512;
 
 interface KeyEntry {
   id: string;
@@ -142,10 +145,18 @@ export class ImportWriter {
     return map;
   }
 
+  private ids: string[] = [];
+
+  /** A new record id (UUIDv7, made a few hundred at a time). */
+  private newId(): string {
+    if (this.ids.length === 0) this.ids = uuidv7Batch(ID_BATCH).reverse();
+    return this.ids.pop()!;
+  }
+
   private entry(table: string, key: string): KeyEntry {
     const map = this.keyMap(table);
     let entry = map.get(key);
-    if (!entry) map.set(key, (entry = { id: uuidv7(), written: false }));
+    if (!entry) map.set(key, (entry = { id: this.newId(), written: false }));
     return entry;
   }
 
@@ -203,7 +214,7 @@ export class ImportWriter {
         continue;
       }
       const given = shape.idIndex >= 0 ? row.values[shape.idIndex] : undefined;
-      const id = typeof given === 'string' && isUuid(given) ? given.toLowerCase() : (own?.id ?? uuidv7());
+      const id = typeof given === 'string' && isUuid(given) ? given.toLowerCase() : (own?.id ?? this.newId());
       let later: Array<{ field: CompiledField; target: KeyEntry }> | undefined;
       let links: Staged['links'];
       try {
