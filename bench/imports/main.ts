@@ -11,7 +11,7 @@
 // server; a database is created for the run and dropped after it).
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -147,7 +147,7 @@ async function postgres(dir: string): Promise<void> {
     console.log(`  import        ${rate(ours.seconds).toLocaleString('en')} rows/s (${ours.seconds.toFixed(1)} s), RSS peak − start ${ours.rssGrowthMb.toFixed(0)} MB (target ≥ 50,000 rows/s, < 100 MB)`);
     console.log(`  raw pg COPY   ${rate(raw.seconds).toLocaleString('en')} rows/s (${raw.seconds.toFixed(1)} s), RSS peak − start ${raw.rssGrowthMb.toFixed(0)} MB`);
     console.log(`  ratio         ${(raw.seconds / ours.seconds).toFixed(2)}× the baseline's rate`);
-    console.log(`  import's own CPU ${ours.cpuSeconds.toFixed(1)} s: ${rate(ours.cpuSeconds).toLocaleString('en')} rows per CPU-second of this process (load average ${loadavg()[0]!.toFixed(1)} on ${navigator.hardwareConcurrency} cores)`);
+    console.log(`  import's own CPU ${ours.cpuSeconds.toFixed(1)} s: ${rate(ours.cpuSeconds).toLocaleString('en')} rows per CPU-second of this process (load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`);
   } finally {
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
