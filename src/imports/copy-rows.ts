@@ -38,11 +38,21 @@ function copyText(value: unknown): string {
   return escapeCopy(JSON.stringify(value));
 }
 
-/** One row's line: its id, then each of `columns` (a missing one is null, as the INSERT path's). */
-export function copyLine(values: Record<string, unknown>, columns: readonly CompiledField[]): string {
-  let line = copyText(values.id);
-  for (const field of columns) line += `\t${copyText(values[field.column!])}`;
+/** One row's line: its id, then its `values` in the order of the columns copied. */
+export function copyLine(id: string, values: readonly unknown[]): string {
+  let line = id;
+  for (let i = 0; i < values.length; i++) line += `\t${copyText(values[i])}`;
   return `${line}\n`;
+}
+
+/** One row as a JSON object of its columns (the INSERT path's `json_to_recordset`): `{"id":…,"column":…}`. */
+export function jsonRecord(id: string, columns: readonly CompiledField[], values: readonly unknown[]): string {
+  let record = `{"id":"${id}"`;
+  for (let i = 0; i < columns.length; i++) {
+    const value = values[i];
+    if (value !== null && value !== undefined) record += `,${JSON.stringify(columns[i]!.column)}:${JSON.stringify(value)}`;
+  }
+  return `${record}}`;
 }
 
 /** Copies `lines` (from copyLine over the same `columns`) into `schema.table`, on `executor`'s connection. */

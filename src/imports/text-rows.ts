@@ -62,6 +62,9 @@ async function withHead(source: ByteSource): Promise<{ head: string; stream: Rea
 
 type CsvRecord = { record: string[]; info: { lines: number } };
 
+/** Bytes given to the parser at a time. */
+const FEED_BYTES = 32 * 1024;
+
 /**
  * CSV rows: the header names the columns; each later record is a row (line = its line in the
  * file). The parser is fed chunk by chunk and its records taken from its `data` events a chunk at a
@@ -79,21 +82,29 @@ export async function* csvRows(source: ByteSource): AsyncGenerator<SourceRow> {
   let columns: string[] | undefined;
   function* drain(): Generator<SourceRow> {
     if (failure) throw failure;
-    for (const { record, info } of queue.splice(0)) {
+    const records = queue.splice(0);
+    for (const { record, info } of records) {
       if (!columns) {
         columns = record.map((cell) => cell.trim());
         continue;
       }
-      const names = columns;
-      const values: SourceValue[] = names.map((_, i) => record[i] ?? null);
-      yield { columns: names, values, line: info.lines, cells: true };
+      // a short record's missing cells are no values; cells past the header are not read
+      let values: SourceValue[] = record;
+      if (record.length < columns.length) {
+        values = record.slice();
+        for (let i = record.length; i < columns.length; i++) values.push(null);
+      }
+      yield { columns, values, line: info.lines, cells: true };
     }
   }
   for await (const chunk of stream) {
-    parser.write(chunk);
-    // the records of this chunk are emitted by now or on the next turn
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    yield* drain();
+    // fed in slices: the records waiting in the queue stay few, and die young
+    for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+      parser.write(chunk.subarray(at, at + FEED_BYTES));
+      // the records of this slice are emitted by now or on the next turn
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      yield* drain();
+    }
   }
   parser.end();
   await Promise.race([ended, new Promise<void>((resolve) => parser.once('error', () => resolve()))]);

@@ -17,16 +17,16 @@
 import { sql } from 'kysely';
 import type { Executor } from '../storage/db.ts';
 import { ident } from '../storage/sql.ts';
-import { isUuid, uuidv7 } from '../tools/ids.ts';
-import { Problem } from '../errors.ts';
+import { isUuid, uuidv7Batch } from '../tools/ids.ts';
 import { PRIMITIVE_SQL_TYPES } from '../compiler/schema/columns.ts';
 import type { CompiledApp, CompiledField, CompiledModel } from '../runtime/compiled-app.ts';
-import { validateWrite } from '../runtime/writes/values.ts';
 import { expressionDefaults } from '../runtime/writes/defaults.ts';
 import type { TablePlan } from './plan.ts';
 import type { SourceRow } from './sql-source.ts';
-import { fieldValue, keyOf, ValueError } from './values.ts';
-import { copyable, copyInto, copyLine } from './copy-rows.ts';
+import type { SourceValue } from './sql-rows.ts';
+import { keyOf } from './values.ts';
+import { copyable, copyInto, copyLine, jsonRecord } from './copy-rows.ts';
+import { Absent, compileShape, FieldError, tableColumns, type Convert, type Shape, type Slot } from './row-shape.ts';
 
 export type OnError = 'abort' | 'skip';
 
@@ -73,6 +73,9 @@ const DEFAULT_BATCH = 500;
 /** Rows per COPY: a COPY costs one round trip and no server-side JSON, so batches can be larger. */
 const COPY_BATCH = 2_000;
 
+/** Record ids made at once. */
+const ID_BATCH = 512;
+
 interface KeyEntry {
   id: string;
   written: boolean;
@@ -87,13 +90,11 @@ interface PendingRef {
   line: number;
 }
 
-/** A checked row waiting for its batch: its column values and its many-to-many ids. */
+/** A checked row waiting for its batch: its line (COPY text) or JSON record, and its many-to-many ids. */
 interface Staged {
   id: string;
-  /** `{id, column: value, …}` of the row's own columns. */
-  values: Record<string, unknown>;
-  /** Columns the row sets (a batch inserts their union; a row without one gives null). */
-  fields: CompiledField[];
+  /** The row as `copyLine` or `jsonRecord` wrote it. */
+  text: string;
   /** Many-to-many ids the row sets (stored in a join table). */
   links?: Array<[CompiledField, string[]]>;
   row: number;
@@ -105,10 +106,6 @@ function sqlTypeOf(field: CompiledField): string {
   if (field.relation) return 'uuid';
   const type = (PRIMITIVE_SQL_TYPES as Readonly<Record<string, string>>)[field.to] ?? 'text';
   return field.many && type !== 'jsonb' ? `${type}[]` : type;
-}
-
-function isFileType(field: CompiledField): boolean {
-  return field.to === 'p_FILE' || field.to === 'p_IMAGE' || field.to === 'p_VIDEO';
 }
 
 export interface WriterOptions {
@@ -148,10 +145,18 @@ export class ImportWriter {
     return map;
   }
 
+  private ids: string[] = [];
+
+  /** A new record id (UUIDv7, made a few hundred at a time). */
+  private newId(): string {
+    if (this.ids.length === 0) this.ids = uuidv7Batch(ID_BATCH).reverse();
+    return this.ids.pop()!;
+  }
+
   private entry(table: string, key: string): KeyEntry {
     const map = this.keyMap(table);
     let entry = map.get(key);
-    if (!entry) map.set(key, (entry = { id: uuidv7(), written: false }));
+    if (!entry) map.set(key, (entry = { id: this.newId(), written: false }));
     return entry;
   }
 
@@ -170,13 +175,16 @@ export class ImportWriter {
 
   private async modelRows(plan: TablePlan, model: CompiledModel, rows: Iterable<SourceRow> | AsyncIterable<SourceRow>): Promise<void> {
     const report = this.report(model);
-    const defaults = expressionDefaults(this.app, model, null);
+    const absent = new Absent(expressionDefaults(this.app, model, null));
     const copy = this.options.copy === true && copyable(model);
     const batchSize = this.options.batchSize ?? (copy ? COPY_BATCH : DEFAULT_BATCH);
-    let batch: Staged[] = [];
-    const layouts = new WeakMap<string[], Array<{ index: number; binding: NonNullable<ReturnType<TablePlan['bindings']['get']>> }>>();
-    const keyIndex = new WeakMap<string[], number>();
+    const columns = tableColumns(model);
+    const shapes = new WeakMap<string[], Shape>();
+    const shapesByNames = new Map<string, Shape>();
+    const converters = new Map<CompiledField, Convert>();
     const droppedFiles = new Set<string>();
+    const values: unknown[] = new Array(columns.length);
+    let batch: Staged[] = [];
     let inflight: Promise<void> = Promise.resolve();
     let failure: { error: unknown } | undefined;
     const settle = async () => {
@@ -187,122 +195,106 @@ export class ImportWriter {
       report.rows += 1;
       this.rowsRead += 1;
       const ordinal = report.rows;
-      const fail = (path: string, message: string) => this.reject(report, { model: model.name, row: ordinal, line: row.line, path, message });
       if (row.unreadable) {
-        fail('', row.unreadable);
+        this.reject(report, { model: model.name, row: ordinal, line: row.line, path: '', message: row.unreadable });
         continue;
       }
-      let layout = layouts.get(row.columns);
-      if (!layout) {
-        layout = row.columns.flatMap((column, index) => {
-          const binding = plan.bindings.get(column.toLowerCase());
-          return binding ? [{ index, binding }] : [];
-        });
-        layouts.set(row.columns, layout);
-        keyIndex.set(row.columns, plan.keyColumn ? row.columns.findIndex((c) => c.toLowerCase() === plan.keyColumn) : -1);
+      let shape = shapes.get(row.columns);
+      if (!shape) {
+        // rows of one file share their columns array; SQL statements and JSON objects each have their own
+        const names = row.columns.join('\u0000');
+        shape = shapesByNames.get(names);
+        if (!shape) shapesByNames.set(names, (shape = compileShape(plan, model, row.columns, converters)));
+        shapes.set(row.columns, shape);
       }
-      const at = keyIndex.get(row.columns) ?? -1;
-      const key = at >= 0 ? keyOf(row.values[at] ?? null) : null;
+      const key = shape.keyIndex >= 0 ? keyOf(row.values[shape.keyIndex] ?? null) : null;
       const own = plan.referenced && key !== null ? this.entry(plan.source, key) : undefined;
       if (own?.written) {
-        fail(`/${plan.keyColumn}`, `repeats the key ${key} of an earlier row`);
+        this.reject(report, { model: model.name, row: ordinal, line: row.line, path: `/${plan.keyColumn}`, message: `repeats the key ${key} of an earlier row` });
         continue;
       }
-      const given = plan.idColumn ? row.values[row.columns.indexOf(plan.idColumn)] : undefined;
-      const id = typeof given === 'string' && isUuid(given) ? given.toLowerCase() : (own?.id ?? uuidv7());
-      const body: Record<string, unknown> = {};
-      const later: Array<{ field: CompiledField; target: KeyEntry }> = [];
-      let bad = false;
-      for (const { index, binding } of layout) {
-        const raw = row.values[index] ?? null;
-        const field = binding.field;
-        if (binding.kind === 'value') {
-          if (isFileType(field) && raw !== null && !(typeof raw === 'string' && raw.startsWith('https://'))) {
-            droppedFiles.add(field.name);
-            continue;
-          }
-          try {
-            body[field.name] = fieldValue(field, raw, row.cells);
-          } catch (error) {
-            if (!(error instanceof ValueError)) throw error;
-            fail(`/${field.name}`, error.message);
-            bad = true;
-            break;
-          }
-          continue;
-        }
-        const refKey = keyOf(raw);
-        if (refKey === null) {
-          body[field.name] = null;
-          continue;
-        }
-        const known = this.keys.get(binding.target)?.get(refKey);
-        // written: in an earlier batch, or staged in this one (a statement's rows may point at each other)
-        if (known?.written) {
-          body[field.name] = known.id;
-        } else if (this.done.has(binding.target)) {
-          fail(`/${field.name}`, `points at ${binding.target} ${refKey}, which the data does not hold`);
-          bad = true;
-          break;
-        } else if (!field.required) {
-          later.push({ field, target: this.entry(binding.target, refKey) });
-          body[field.name] = null;
-        } else body[field.name] = this.entry(binding.target, refKey).id;
-      }
-      if (bad) continue;
-      let values: Map<CompiledField, unknown>;
-      try {
-        values = validateWrite(model, body, 'create', defaults).values;
-      } catch (error) {
-        if (!(error instanceof Problem)) throw error;
-        const first = error.errors?.[0];
-        fail(first?.path ?? '', first?.message ?? error.message);
-        continue;
-      }
-      for (const { field, target } of later) this.pending.push({ model, field, id, target, row: ordinal, line: row.line });
-      if (own) own.written = true;
-      const out: Record<string, unknown> = { id };
-      const fields: CompiledField[] = [];
+      const given = shape.idIndex >= 0 ? row.values[shape.idIndex] : undefined;
+      const id = typeof given === 'string' && isUuid(given) ? given.toLowerCase() : (own?.id ?? this.newId());
+      let later: Array<{ field: CompiledField; target: KeyEntry }> | undefined;
       let links: Staged['links'];
-      for (const [field, value] of values) {
-        if (field.column !== null) {
-          out[field.column] = value;
-          fields.push(field);
-        } else if (field.relation && Array.isArray(value) && value.length > 0) (links ??= []).push([field, value as string[]]);
+      try {
+        const { slots } = shape;
+        for (let i = 0; i < slots.length; i++) {
+          const slot = slots[i]!;
+          values[i] = slot.index < 0 ? absent.value(slot.field) : slot.target !== undefined ? this.reference(slot, row.values[slot.index] ?? null, (ref) => (later ??= []).push(ref)) : this.present(slot, row, absent, droppedFiles);
+        }
+        for (const slot of shape.links) {
+          const ids = this.present(slot, row, absent, droppedFiles);
+          if (Array.isArray(ids) && ids.length > 0) (links ??= []).push([slot.field, ids as string[]]);
+        }
+      } catch (error) {
+        if (!(error instanceof FieldError)) throw error;
+        this.reject(report, { model: model.name, row: ordinal, line: row.line, path: error.path, message: error.message });
+        continue;
       }
-      batch.push({ id, values: out, fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
+      if (later) for (const { field, target } of later) this.pending.push({ model, field, id, target, row: ordinal, line: row.line });
+      if (own) own.written = true;
+      batch.push({ id, text: copy ? copyLine(id, values) : jsonRecord(id, columns, values), ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
       if (batch.length >= batchSize) {
         // one batch in flight while the next is read and checked
         await settle();
         const full = batch;
         batch = [];
-        inflight = this.flush(model, report, full, copy).catch((error: unknown) => {
+        inflight = this.flush(model, report, columns, full, copy).catch((error: unknown) => {
           failure = { error };
         });
         await this.options.onProgress?.(this.rowsRead);
       }
     }
     await settle();
-    await this.flush(model, report, batch, copy);
+    await this.flush(model, report, columns, batch, copy);
     for (const name of droppedFiles) this.notes.push(`${model.name}.${name}: values that are not https URLs (binary data) were left out`);
     await this.options.onProgress?.(this.rowsRead);
   }
 
-  private async flush(model: CompiledModel, report: ModelReport, batch: Staged[], copy = false): Promise<void> {
+  /** A value-bound field's checked value in `row` (a file that is no https URL counts as not set). */
+  private present(slot: Slot, row: SourceRow, absent: Absent, droppedFiles: Set<string>): unknown {
+    const raw = row.values[slot.index] ?? null;
+    if (slot.file && raw !== null && !(typeof raw === 'string' && raw.startsWith('https://'))) {
+      droppedFiles.add(slot.field.name);
+      return absent.value(slot.field);
+    }
+    return slot.convert!(raw, row.cells === true);
+  }
+
+  /** A foreign key's record id through the key map; a row not written yet is set later when the field is optional. */
+  private reference(slot: Slot, raw: SourceValue, defer: (ref: { field: CompiledField; target: KeyEntry }) => void): string | null {
+    const { field } = slot;
+    const refKey = keyOf(raw);
+    if (refKey === null) {
+      if (field.required) throw new FieldError(`/${field.name}`, 'is required and cannot be null');
+      return null;
+    }
+    const known = this.keys.get(slot.target!)?.get(refKey);
+    // written: in an earlier batch, or staged in this one (a statement's rows may point at each other)
+    if (known?.written) return known.id;
+    if (this.done.has(slot.target!)) throw new FieldError(`/${field.name}`, `points at ${slot.target} ${refKey}, which the data does not hold`);
+    const entry = this.entry(slot.target!, refKey);
+    if (field.required) return entry.id;
+    defer({ field, target: entry });
+    return null;
+  }
+
+  private async flush(model: CompiledModel, report: ModelReport, columns: CompiledField[], batch: Staged[], copy: boolean): Promise<void> {
     if (batch.length === 0) return;
-    const write = () => (copy ? this.copy(model, batch) : this.insert(model, batch));
+    const write = (rows: Staged[]) => (copy ? this.copy(model, columns, rows) : this.insert(model, columns, rows));
     if (this.options.onError === 'abort') {
-      await write();
+      await write(batch);
       report.imported += batch.length;
       return;
     }
-    // skip: the batch at once, else row by row (INSERTs) so only the rows refused are left out
-    if (await this.tryWrite(write)) {
+    // skip: the batch at once, else row by row so only the rows refused are left out
+    if (await this.tryWrite(() => write(batch))) {
       report.imported += batch.length;
       return;
     }
     for (const staged of batch) {
-      if (await this.tryInsert(model, [staged])) report.imported += 1;
+      if (await this.tryWrite(() => write([staged]))) report.imported += 1;
       else {
         if (staged.key) staged.key.written = false;
         this.reject(report, { model: model.name, row: staged.row, line: staged.line, path: '', message: this.lastMessage || 'was refused by the database' });
@@ -310,7 +302,7 @@ export class ImportWriter {
     }
   }
 
-  /** Why the database refused the last insert tried under a savepoint. */
+  /** Why the database refused the last write tried under a savepoint. */
   private lastMessage = '';
 
   /** Runs `work` under a savepoint: null when it succeeded, else its error (everything it did undone). */
@@ -328,34 +320,25 @@ export class ImportWriter {
   }
 
   /** True when written; false (nothing of it kept, `lastMessage` says why) when the database refused it. */
-  private async tryInsert(model: CompiledModel, batch: Staged[]): Promise<boolean> {
-    return this.tryWrite(() => this.insert(model, batch));
-  }
-
   private async tryWrite(write: () => Promise<void>): Promise<boolean> {
     const error = await this.savepointed(write);
     if (error) this.lastMessage = databaseMessage(error);
     return error === null;
   }
 
-  /** The union of the columns a batch's rows set (a row without one gives null). */
-  private columnsOf(batch: Staged[]): CompiledField[] {
-    return [...new Set(batch.flatMap((staged) => staged.fields))];
-  }
-
-  private async copy(model: CompiledModel, batch: Staged[]): Promise<void> {
-    const columns = this.columnsOf(batch);
+  private async copy(model: CompiledModel, columns: CompiledField[], batch: Staged[]): Promise<void> {
     let lines = '';
-    for (const staged of batch) lines += copyLine(staged.values, columns);
+    for (const staged of batch) lines += staged.text;
     await copyInto(this.executor, this.app.schema, model.table, columns, lines);
     await this.links(batch);
   }
 
-  private async insert(model: CompiledModel, batch: Staged[]): Promise<void> {
-    const columns = this.columnsOf(batch);
+  private async insert(model: CompiledModel, columns: CompiledField[], batch: Staged[]): Promise<void> {
     const names = [sql`id`, ...columns.map((f) => ident(f.column!))];
     const types = [sql`id uuid`, ...columns.map((f) => sql`${ident(f.column!)} ${sql.raw(sqlTypeOf(f))}`)];
-    const rows = JSON.stringify(batch.map((staged) => staged.values));
+    let rows = '[';
+    for (let i = 0; i < batch.length; i++) rows += (i > 0 ? ',' : '') + batch[i]!.text;
+    rows += ']';
     await sql`insert into ${ident(this.app.schema, model.table)} (${sql.join(names)})
       select ${sql.join(names)} from json_to_recordset(cast(${rows} as json)) as r(${sql.join(types)})`.execute(this.executor);
     await this.links(batch);

@@ -32,8 +32,11 @@ function isHttpUrl(value: string): boolean {
 }
 
 /** Checks one value against a primitive type; returns the value to store or an error message. */
+function fail(message: string): { ok: false; message: string } {
+  return { ok: false, message };
+}
+
 function primitiveValue(to: string, value: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
-  const fail = (message: string) => ({ ok: false as const, message });
   switch (to) {
     case 'p_TEXT':
       return typeof value === 'string' ? { ok: true, value } : fail('must be a string');
@@ -91,6 +94,36 @@ function checkOne(field: CompiledField, value: unknown): { ok: true; value: unkn
 }
 
 /**
+ * One present value of `field` checked as a write checks it (null, arrays and their bounds,
+ * types, enums): the value to store, or the problems, each naming its path. Also the data
+ * import's per-field check (imports/row-shape.ts), so both refuse the same values.
+ */
+export function checkFieldValue(field: CompiledField, value: unknown): { ok: true; value: unknown } | { ok: false; errors: ProblemDetail[] } {
+  const path = `/${field.name}`;
+  if (value === null) {
+    if (field.required) return { ok: false, errors: [{ path, message: 'is required and cannot be null' }] };
+    return { ok: true, value: field.many ? [] : null };
+  }
+  if (field.many) {
+    if (!Array.isArray(value)) return { ok: false, errors: [{ path, message: 'must be an array' }] };
+    if (value.length > MAX_WRITE_ARRAY) return { ok: false, errors: [{ path, message: `holds at most ${MAX_WRITE_ARRAY} values in one write (${value.length} sent)` }] };
+    const errors: ProblemDetail[] = [];
+    if (field.max !== null && value.length > field.max) errors.push({ path, message: `holds at most ${field.max} values` });
+    if (value.length < field.min) errors.push({ path, message: `needs at least ${field.min} values` });
+    const items: unknown[] = [];
+    value.forEach((item, index) => {
+      const checked = checkOne(field, item);
+      if (checked.ok) items.push(checked.value);
+      else errors.push({ path: `${path}/${index}`, message: checked.message });
+    });
+    if (errors.length > 0) return { ok: false, errors };
+    return { ok: true, value: field.relation ? [...new Set(items)] : items };
+  }
+  const checked = checkOne(field, value);
+  return checked.ok ? checked : { ok: false, errors: [{ path, message: checked.message }] };
+}
+
+/**
  * Validates a create (`mode: 'create'`, defaults applied, required fields enforced)
  * or a partial update. Every problem is collected and reported at once as 422,
  * each naming its field by JSON pointer.
@@ -126,35 +159,9 @@ export function validateWrite(
       if (mode === 'create' && field.required) errors.push({ path: `/${field.name}`, message: 'is required' });
       continue;
     }
-    const path = `/${field.name}`;
-    if (value === null) {
-      if (field.required) errors.push({ path, message: 'is required and cannot be null' });
-      else values.set(field, field.many ? [] : null);
-      continue;
-    }
-    if (field.many) {
-      if (!Array.isArray(value)) {
-        errors.push({ path, message: 'must be an array' });
-        continue;
-      }
-      if (value.length > MAX_WRITE_ARRAY) {
-        errors.push({ path, message: `holds at most ${MAX_WRITE_ARRAY} values in one write (${value.length} sent)` });
-        continue;
-      }
-      if (field.max !== null && value.length > field.max) errors.push({ path, message: `holds at most ${field.max} values` });
-      if (value.length < field.min) errors.push({ path, message: `needs at least ${field.min} values` });
-      const items: unknown[] = [];
-      value.forEach((item, index) => {
-        const checked = checkOne(field, item);
-        if (checked.ok) items.push(checked.value);
-        else errors.push({ path: `${path}/${index}`, message: checked.message });
-      });
-      values.set(field, field.relation ? [...new Set(items)] : items);
-      continue;
-    }
-    const checked = checkOne(field, value);
+    const checked = checkFieldValue(field, value);
     if (checked.ok) values.set(field, checked.value);
-    else errors.push({ path, message: checked.message });
+    else errors.push(...checked.errors);
   }
   if (errors.length > 0) throw unprocessable(`The ${model.name} is not valid.`, errors);
   return { values };
