@@ -77,12 +77,14 @@ function nameWords(name: string): Set<string> {
 }
 
 /** An existing field whose name is the new one's or near it (`phone` for "phone number"). */
-function nearField(model: Model, name: string): Field | undefined {
+function nearField(model: Model, name: string, type: string): Field | undefined {
   const exact = resolveField(model, name);
   if (exact) return exact;
   const wanted = nameWords(name);
   if (wanted.size === 0) return undefined;
   return model.fields.find((f) => {
+    // A flag is not a date of the same name ("published" beside "publishedOn").
+    if (f.to !== type && f.to !== 'p_TEXT' && type !== 'p_TEXT') return false;
     const have = nameWords(f.name);
     if (have.size === 0) return false;
     const inside = (a: Set<string>, b: Set<string>) => [...a].every((w) => b.has(w));
@@ -100,7 +102,7 @@ function describe(field: NewField): string {
 }
 
 function addFieldStep(model: Model, field: NewField): Step {
-  const near = explicitNames.has(field) ? resolveField(model, field.name) : nearField(model, field.name);
+  const near = explicitNames.has(field) ? resolveField(model, field.name) : nearField(model, field.name, field.to);
   if (near) {
     // Said, not added: a second field beside the one the builder means would split the data.
     return {
@@ -174,6 +176,8 @@ export const fieldType: Rule = (sentence, ctx) => {
 
 /** "set the default status of to-dos to done", "deal stages default to lead". */
 export const defaultValue: Rule = (sentence, ctx) => {
+  // "add a created at … that defaults to now" adds a field (its default read with it).
+  if (/^(?:add|give|include|store|track|record|put)\s/i.test(sentence)) return null;
   const removal = /^(?:remove|drop|clear)\s+the\s+default\s+(?:value\s+)?(?:of|for|from)\s+(.+)$/i.exec(sentence);
   if (removal) {
     const { model, field } = refOrThrow(ctx, removal[1]);
