@@ -14,6 +14,7 @@ import type { BuilderOf } from './runtime/http/app-caller.ts';
 import { listenForServedChanges } from './runtime/served-notices.ts';
 import { startRunRetention } from './runtime/runs/retention.ts';
 import { startEvents, type EventsOptions } from './runtime/events/index.ts';
+import { Mailer } from './runtime/accounts/mailer.ts';
 import { loadMasterKey, masterKeyFileFor } from './secrets/master-key.ts';
 import { requestLogWriter } from './monitoring/request-log.ts';
 import { AppValuesCache } from './secrets/app-values.ts';
@@ -152,7 +153,10 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
     // Working processes keep the request log's partitions and retention, check health and send webhooks.
     const monitoring = role === 'all' || role === 'worker' ? services.monitoring.start(server.log) : null;
     const { registry, afterCommit, runner } = runtime;
-    const events = await startEvents({ db, queue, registry, afterCommit, runner, work, logger: server.log, ...options.events });
+    // The mails of email.send, sent by working processes from the outbox (runtime/events/mail.ts).
+    const actionMailer = new Mailer(server.log);
+    const mail = { mailer: actionMailer, values: appValues, smtpUrl: config.accounts.smtpUrl, mailFrom: config.accounts.mailFrom };
+    const events = await startEvents({ db, queue, registry, afterCommit, runner, work, logger: server.log, mail, ...options.events });
     // Publishing and unpublishing move the application's schedules to the version handling events.
     services.deployments.onServedChange((applicationId) =>
       events.schedules.sync(applicationId).catch((error: unknown) => server.log.error({ err: error, applicationId }, 'could not sync schedules')),
@@ -175,6 +179,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
         monitoring?.stop();
         await events.stop();
         await queue.stop();
+        actionMailer.close();
         await services.specifications.close();
         if (!options.db) await db.close();
         opened.release();

@@ -15,6 +15,8 @@ export interface CorpusCase {
   expected: Operation[];
   /** The dry run's verdict for the expected operations (default `proposed`). */
   status?: ProposalStatus;
+  /** What the case exercises (access, multi, email, unique, default, near-name, short-name, create-values, refuse, basic). */
+  category?: string;
 }
 
 export interface CaseResult {

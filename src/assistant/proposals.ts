@@ -36,6 +36,8 @@ export interface Plan {
   warnings: string[];
   /** A reply of the planner's own (an LLM's refusal or a provider failure). */
   reply?: string;
+  /** Requests this application would understand, made from its own models (for a refusal). */
+  examples?: string[];
 }
 
 /** Extra checks of the dry run that live outside the definition (variables). */
@@ -95,8 +97,12 @@ export function replyText(proposal: Proposal, plan: Plan): string {
     lines.push(`I understood: ${proposal.summary}`);
     lines.push(`But the result would not be valid, so nothing can be applied: ${proposal.errors.map((e) => `${e.path || '(definition)'}: ${e.message}`).join('; ')}`);
   } else if (!plan.reply) {
-    lines.push("I did not understand a change I can make from that, so I propose nothing.");
-    lines.push(`Requests I understand look like: ${EXAMPLES.map((e) => `"${e}"`).join(', ')}.`);
+    if (plan.understood.length > 0) lines.push(`I understood: ${plan.understood.join(' ')} Nothing needs to change for that.`);
+    if (plan.notUnderstood.length > 0 || plan.understood.length === 0) {
+      lines.push(plan.notUnderstood.length > 0 ? `I did not understand: ${plan.notUnderstood.map((t) => `"${clip(t)}"`).join(', ')}, so I propose nothing for it.` : 'I did not understand a change I can make from that, so I propose nothing.');
+      const examples = plan.examples?.length ? plan.examples : EXAMPLES;
+      lines.push(`Requests I understand look like: ${examples.map((e) => `"${e}"`).join(', ')}.`);
+    }
   }
   if (plan.notUnderstood.length > 0 && proposal.status !== 'unsupported') {
     lines.push(`I did not understand: ${plan.notUnderstood.map((t) => `"${clip(t)}"`).join(', ')}.`);

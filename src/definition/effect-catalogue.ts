@@ -69,6 +69,15 @@ const CATALOGUE = {
     eventName: Type.String({ minLength: 1 }),
     payload: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   }),
+  /** Mustache templates over the action's scope; sent after commit from the outbox (DESIGN §7). */
+  'email.send': Type.Object({
+    to: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Array(Type.String({ minLength: 1, maxLength: 320 }), { minItems: 1, maxItems: 50 })]),
+    subject: Type.String({ minLength: 1, maxLength: 1000 }),
+    text: Type.Optional(Type.String({ maxLength: 200_000 })),
+    html: Type.Optional(Type.String({ maxLength: 200_000 })),
+    from: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+    replyTo: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+  }),
 } satisfies Record<string, TObject>;
 
 export type EffectName = keyof typeof CATALOGUE;

@@ -14,9 +14,12 @@ const apps: Record<string, AppDefinition> = Object.fromEntries(
 );
 
 describe('assistant corpus (test/fixtures/assistant/corpus.json)', () => {
-  it('holds at least 60 requests over at least three applications', () => {
-    expect(corpus.cases.length).toBeGreaterThanOrEqual(60);
-    expect(new Set(corpus.cases.map((c) => c.app)).size).toBeGreaterThanOrEqual(3);
+  it('holds at least 150 requests, over at least three apps built from real documents, 40 of the categories builders type and 10 to refuse', () => {
+    expect(corpus.cases.length).toBeGreaterThanOrEqual(150);
+    const fromDocuments = Object.entries(corpus.apps).filter(([, path]) => path.startsWith('test/fixtures/assistant/apps/')).map(([name]) => name);
+    expect(fromDocuments.length).toBeGreaterThanOrEqual(3);
+    expect(corpus.cases.filter((c) => !['basic', 'refuse', undefined].includes(c.category)).length).toBeGreaterThanOrEqual(40);
+    expect(corpus.cases.filter((c) => c.category === 'refuse' && c.expected.length === 0).length).toBeGreaterThanOrEqual(10);
   });
 
   it("every case's expected operations get the verdict it states from the dry run", () => {
@@ -26,10 +29,10 @@ describe('assistant corpus (test/fixtures/assistant/corpus.json)', () => {
     }
   });
 
-  it('the built-in planner matches at least 85 % of the cases exactly and proposes nothing for what it must not do', async () => {
+  it('the built-in planner matches at least 90 % of the cases exactly and proposes nothing for what it must not do', async () => {
     const results = await evaluate(new BuiltinPlanner(), corpus.cases, apps);
     const exact = results.filter((r) => r.exact).length / results.length;
-    expect(exact).toBeGreaterThanOrEqual(0.85);
+    expect(exact).toBeGreaterThanOrEqual(0.9);
     for (const r of results.filter((x) => x.case.expected.length === 0)) expect(r.planned).toEqual([]);
   });
 });

@@ -36,9 +36,11 @@ describe('built-in planner', () => {
     expect(many.warnings).toContain('Only the first 20 sentences were read.');
   });
 
-  it('asks for a role the user model does not have instead of guessing', () => {
+  it('adds the role field a role rule needs when the user model has none, and says so (DESIGN §15)', () => {
     const plan = planText('Only admins can change to-dos', todo());
-    expect(plan.operations).toEqual([]);
-    expect(plan.warnings.join(' ')).toMatch(/no field with the role 'admin'/);
+    expect(plan.operations.map((o) => o.op)).toEqual(['addField', 'setAccessRules']);
+    expect(plan.operations[0]).toMatchObject({ op: 'addField', modelId: 'urn:svc:model:user', field: { name: 'role', enum: ['member', 'admin'], defaultValue: 'member' } });
+    expect(JSON.stringify(plan.operations[1])).toContain("auth.role != 'admin'");
+    expect(plan.warnings.join(' ')).toMatch(/no role: a field role/);
   });
 });

@@ -11,7 +11,7 @@ describe('the catalogue', () => {
     expect([...EFFECT_NAMES].sort()).toEqual(
       [
         'data.count', 'data.create', 'data.delete', 'data.find', 'data.get', 'data.update',
-        'event.emit', 'flow.fail', 'flow.forEach', 'flow.if', 'flow.return', 'flow.set', 'http.request',
+        'email.send', 'event.emit', 'flow.fail', 'flow.forEach', 'flow.if', 'flow.return', 'flow.set', 'http.request',
       ].sort(),
     );
     expect(effectParamsSchema('data.get')?.required).toEqual(['model', 'id']);

@@ -24,8 +24,9 @@ export interface MailMessage {
   from: string;
   to: string;
   subject: string;
-  text: string;
-  html: string;
+  text?: string;
+  html?: string;
+  replyTo?: string;
 }
 
 export interface MailLogger {

@@ -203,6 +203,7 @@ class Run {
       remainingMs: () => this.#remainingMs(),
       httpAllow: this.#httpAllow,
       hops: hopsOf(this.input.request?.headers),
+      scope: () => this.#vars(false),
       goto: (effectId) => setControl({ kind: 'goto', effectId }),
       end: () => setControl({ kind: 'end' }),
       respond: (response) => {

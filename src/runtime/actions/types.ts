@@ -36,6 +36,18 @@ export interface ActionPorts {
   data: DataPort;
   /** Queues an event; the caller delivers queued events after commit (outbox), never on failure. */
   emit(eventName: string, payload: Record<string, unknown>): void | Promise<void>;
+  /** Queues a mail in the outbox; it is sent after commit, never for a failed run. Absent: the run sends no mail. */
+  mail?(message: OutgoingMail): void | Promise<void>;
+}
+
+/** A mail of `email.send`, its templates filled. */
+export interface OutgoingMail {
+  to: string[];
+  subject: string;
+  text?: string;
+  html?: string;
+  from?: string;
+  replyTo?: string;
 }
 
 export interface RequestInfo {
@@ -144,6 +156,8 @@ export interface EffectContext {
   readonly httpAllow: readonly string[];
   /** The hop count of the request that started the run (0 without one); http.request sends one more. */
   readonly hops: number;
+  /** The action's variables as expressions see them (state, results, event, auth, env, ...), without secrets. */
+  scope(): Record<string, unknown>;
   /** Continue at another effect instead of `next`. */
   goto(effectId: string): void;
   /** End the current chain here (ignore `next`). */

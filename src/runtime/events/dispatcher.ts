@@ -3,6 +3,7 @@ import type { Db } from '../../storage/db.ts';
 import { PREPARED } from '../../storage/prepared.ts';
 import type { JobLogger, JobQueue } from '../../jobs/queue.ts';
 import type { DeploymentRegistry, ServedApp } from '../registry.ts';
+import { MAIL_EVENT, MAIL_QUEUE, type MailJob } from './mail.ts';
 import { newestActiveVersionSql, triggersFor, uuidFrom } from './triggers.ts';
 
 /** The queue of deliveries: one job per (event, trigger it fires). */
@@ -96,6 +97,12 @@ export class EventDispatcher {
     if (rows.length === 0) return 0;
     const served = new Map<string, ServedApp | null>();
     for (const row of rows) {
+      // A mail of email.send: one send job, whatever is served now (its run committed already).
+      if (row.name === MAIL_EVENT) {
+        const job: MailJob = { eventId: row.id, applicationId: row.application_id };
+        await this.queue.send(MAIL_QUEUE, { ...job }, { id: uuidFrom(row.id, MAIL_QUEUE) });
+        continue;
+      }
       const version = row.version;
       if (!version) continue;
       if (!served.has(row.application_id)) served.set(row.application_id, await this.registry.resolve(row.application_id, version));

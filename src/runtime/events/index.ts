@@ -4,6 +4,7 @@ import type { DeploymentRegistry } from '../registry.ts';
 import type { AfterCommit } from '../http/after-commit.ts';
 import { EVENT_QUEUE, EventDispatcher, type DeliveryJob } from './dispatcher.ts';
 import { deliver } from './delivery.ts';
+import { MAIL_QUEUE, sendQueuedMail, type MailDeps, type MailJob } from './mail.ts';
 import { SCHEDULE_QUEUE, Schedules, type ScheduleJob } from './schedules.ts';
 import type { EventRunner } from './triggers.ts';
 
@@ -30,6 +31,8 @@ export interface EventsOptions {
   /** Retries of a delivery after an infrastructure error (default 5; backoff from 2 s). */
   retryLimit?: number;
   retryDelaySeconds?: number;
+  /** How mails of `email.send` are sent (working processes); without it they stay in the outbox unsent. */
+  mail?: Omit<MailDeps, 'db' | 'logger'>;
 }
 
 /** Event triggers and schedules of generated applications, started in every process. */
@@ -54,12 +57,15 @@ export async function startEvents(options: EventsOptions): Promise<Events> {
   const retry = { retryLimit: options.retryLimit ?? 5, retryDelaySeconds: options.retryDelaySeconds ?? 2, retryDelayMaxSeconds: 300 };
   // Runs are bounded by the action's wall time (30 s), so a lease of two minutes is ample.
   await queue.defineQueue(EVENT_QUEUE, { ...retry, expireInSeconds: 120 });
+  await queue.defineQueue(MAIL_QUEUE, { ...retry, expireInSeconds: 120 });
   await queue.defineQueue(SCHEDULE_QUEUE, { retryLimit: 2, retryDelaySeconds: 5, expireInSeconds: 120 });
   options.afterCommit.onCommitted(() => dispatcher.kick());
 
   const timers: NodeJS.Timeout[] = [];
   if (options.work) {
     await queue.work<DeliveryJob>(EVENT_QUEUE, (job, ctx) => deliver({ db, registry, runner, logger }, job, ctx), { concurrency: options.concurrency ?? 4 });
+    const mail = options.mail;
+    if (mail) await queue.work<MailJob>(MAIL_QUEUE, (job) => sendQueuedMail({ ...mail, db, logger }, job));
     await queue.work<ScheduleJob>(SCHEDULE_QUEUE, (job, ctx) => schedules.fire(job, ctx));
     const every = (seconds: number, task: () => Promise<unknown>) => {
       const timer = setInterval(() => void task().catch((error: unknown) => logger.error({ err: error }, 'event housekeeping failed')), seconds * 1000);

@@ -14,6 +14,7 @@ import type { CompiledApp } from '../compiled-app.ts';
 import type { AfterCommit } from '../http/after-commit.ts';
 import type { ServedApp } from '../registry.ts';
 import { recordEvent } from '../writes/outbox.ts';
+import { MAIL_EVENT } from '../events/mail.ts';
 import { TransactionData } from './data-port.ts';
 import { actionRunsTotal } from './metrics.ts';
 import type { Run, RunInputRecord, RunStore } from './store.ts';
@@ -166,7 +167,12 @@ export class ActionRunner implements EventRunner {
           secrets: values.secrets,
           caller: spec.caller,
         },
-        { data: port, emit: (name, payload) => recordEvent(trx, spec.app, name, payload) },
+        {
+          data: port,
+          emit: (name, payload) => recordEvent(trx, spec.app, name, payload),
+          // A mail is a row of the outbox too: sent after commit (events/mail.ts), never for a rollback.
+          mail: (message) => recordEvent(trx, spec.app, MAIL_EVENT, { ...message }),
+        },
         this.limits,
       ));
       run = this.#record(spec, id, startedAt, elapsed(), record);

@@ -8,6 +8,8 @@ export interface Context {
   def: AppDefinition;
   /** The model the previous sentence was about ("them", "it"). */
   lastModel?: Model;
+  /** The field the previous sentence was about ("make it unique"). */
+  lastField?: Pick<Field, 'name'>;
 }
 
 /** A sentence a rule turned into operations, with a line saying what it did. */
@@ -16,6 +18,8 @@ export interface Step {
   understood: string;
   warnings?: string[];
   model?: Model;
+  /** The field the step is about (by name: a new field has its id once applied). */
+  field?: Pick<Field, 'name'>;
 }
 
 /** A sentence a rule recognised but cannot turn into a valid change; the message says why. */

@@ -6,6 +6,7 @@ import { dataDelete } from './data-delete.ts';
 import { dataFind } from './data-find.ts';
 import { dataGet } from './data-get.ts';
 import { dataUpdate } from './data-update.ts';
+import { emailSend } from './email-send.ts';
 import { eventEmit } from './event-emit.ts';
 import { flowFail } from './flow-fail.ts';
 import { flowForEach } from './flow-for-each.ts';
@@ -28,6 +29,7 @@ const MODULES: EffectModule[] = [
   flowReturn,
   httpRequest,
   eventEmit,
+  emailSend,
 ];
 
 export const EFFECTS: ReadonlyMap<string, EffectModule> = new Map(MODULES.map((m) => [m.name, m]));

@@ -8,9 +8,10 @@ import type { ActionEffect, Model } from '../../../../definition/schema.ts';
 import { slugOf as slugWords, uniqueId } from '../../../../definition/edits/index.ts';
 import { Unclear, modelOf, type Context, type Rule, type Step } from '../context.ts';
 import { keyOf, resolveModel } from '../names.ts';
+import { emailDoingOf } from './email.ts';
 
 const EVENTS: ReadonlyArray<readonly [RegExp, 'created' | 'updated' | 'deleted']> = [
-  [/^(?:is created|is added|gets created|signs up|registers|joins|is registered|is opened|is placed|is made)$/i, 'created'],
+  [/^(?:is created|is added|gets created|signs up|registers|joins|is registered|is opened|is placed|is made|is submitted)$/i, 'created'],
   [/^(?:is updated|is changed|changes|is edited|gets updated)$/i, 'updated'],
   [/^(?:is deleted|is removed|gets deleted)$/i, 'deleted'],
 ];
@@ -19,12 +20,18 @@ const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 
 
 interface Doing {
   effect: ActionEffect;
+  /** When the doing takes more than one effect (read a record, then mail): all of them, `effect` last. */
+  effects?: ActionEffect[];
   slug: string;
   says: string;
 }
 
-/** The one effect of "create a welcome to-do" or "emit the daily-digest event". */
-function doingOf(ctx: Context, text: string, source?: Model): Doing | null {
+const EVENT_WORDS = 'is created|is added|gets created|signs up|registers|joins|is registered|is opened|is placed|is made|is submitted|is updated|is changed|changes|is edited|gets updated|is deleted|is removed|gets deleted';
+
+/** The effects of "create a welcome to-do", "emit the daily-digest event" or "email the customer". */
+function doingOf(ctx: Context, text: string, source?: Model, event = 'created'): Doing | null {
+  const mail = emailDoingOf(ctx, text, source, event);
+  if (mail) return { effect: mail.effects[mail.effects.length - 1], effects: mail.effects, slug: mail.slug, says: mail.says };
   const emit = /^(?:emit|send|raise|fire|publish)\s+(?:an?\s+|the\s+)?(?:event\s+)?["'“]?([A-Za-z][\w.-]*)["'”]?(?:\s+event)?$/i.exec(text);
   if (emit) {
     return {
@@ -42,23 +49,38 @@ function doingOf(ctx: Context, text: string, source?: Model): Doing | null {
     const adjective = words.slice(0, k).join(' ');
     const title = create[2] ?? (adjective ? adjective[0].toUpperCase() + adjective.slice(1) : `New ${target.name}`);
     const entries: string[] = [];
-    let first = true;
+    const chosen: string[] = [];
+    const quoted = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+    // The record's name or title: said, else its adjective ("a welcome playlist": 'Welcome'), required or not.
+    const display =
+      target.fields.find((f) => f.to === 'p_TEXT' && f.max === 1 && !f.enum && f.defaultValue === undefined && /^(?:name|title|subject|label|summary)$/i.test(f.name)) ??
+      target.fields.find((f) => f.to === 'p_TEXT' && f.max === 1 && !f.enum && f.min >= 1 && f.defaultValue === undefined && f.computed === undefined);
+    const user = ctx.def.userModelId;
+    const sourceOwner = source?.fields.find((f) => f.to === user && f.max === 1);
     for (const field of target.fields) {
       if (source && field.to === source.id && field.max === 1) entries.push(`'${field.name}': event.payload.id`);
+      else if (field === display) entries.push(`'${field.name}': ${quoted(title)}`);
       else if (field.min >= 1 && field.defaultValue === undefined && field.computed === undefined) {
-        if (field.to === 'p_TEXT' && first) {
-          entries.push(`'${field.name}': ${JSON.stringify(title).replace(/^"|"$/g, "'")}`);
-          first = false;
-        } else if (field.to === 'p_NUMBER') entries.push(`'${field.name}': 0`);
-        else if (field.to === 'p_BOOLEAN') entries.push(`'${field.name}': false`);
-        else if (field.to.startsWith('p_') && field.enum?.length) entries.push(`'${field.name}': ${JSON.stringify(field.enum[0])}`);
-        else throw new Unclear(`I cannot fill ${target.name}.${field.name} (required) in "${text}".`);
+        if (field.to === user && sourceOwner) entries.push(`'${field.name}': event.payload.${sourceOwner.name}`);
+        else if (field.to === 'p_NUMBER' || field.to === 'p_CURRENCY_AMOUNT') {
+          entries.push(`'${field.name}': 0`);
+          chosen.push(`${field.name} 0`);
+        } else if (field.to === 'p_BOOLEAN') {
+          entries.push(`'${field.name}': false`);
+          chosen.push(`${field.name} false`);
+        } else if (field.to.startsWith('p_') && field.enum?.length) {
+          entries.push(`'${field.name}': ${JSON.stringify(field.enum[0])}`);
+          chosen.push(`${field.name} ${String(field.enum[0])}`);
+        } else if (field.to === 'p_DATE_TIME' || field.to === 'p_DATE') {
+          entries.push(`'${field.name}': now`);
+          chosen.push(`${field.name} now`);
+        } else throw new Unclear(`I cannot fill ${target.name}.${field.name} (required) in "${text}"; say its value.`);
       }
     }
     return {
       effect: { actionEffectId: 'create', effect: 'data.create', params: { model: target.name, values: {} }, bindParams: { values: `{${entries.join(', ')}}` } },
       slug: `create-${slugWords(target.name)}`,
-      says: `create a ${target.name} (${entries.join(', ')})`,
+      says: `create a ${target.name} (${entries.join(', ')})${chosen.length ? `; values I chose for required fields: ${chosen.join(', ')}` : ''}`,
     };
   }
   return null;
@@ -69,7 +91,7 @@ function automationStep(ctx: Context, slug: string, doing: Doing, trigger: { eve
   const triggerId = uniqueId(`urn:svc:trigger:${slug}`, new Set(ctx.def.triggers.map((t) => t.trigger.id)));
   return {
     operations: [
-      { op: 'addAction', action: { id: action, startEffectId: doing.effect.actionEffectId, effects: [doing.effect] } },
+      { op: 'addAction', action: { id: action, startEffectId: (doing.effects ?? [doing.effect])[0].actionEffectId, effects: doing.effects ?? [doing.effect] } },
       { op: 'addTrigger', trigger: { trigger: { id: triggerId, type: 'event', ...trigger }, actionId: action, initialState: {}, validation: [] } },
     ],
     understood: `${says}, ${doing.says}.`,
@@ -77,14 +99,22 @@ function automationStep(ctx: Context, slug: string, doing: Doing, trigger: { eve
 }
 
 export const eventAction: Rule = (sentence, ctx) => {
-  const m = /^(?:when(?:ever)?|after|once|each time|every time)\s+(?:a|an|the|someone|somebody)?\s*(?:new\s+)?(.+?)\s+(is created|is added|gets created|signs up|registers|joins|is registered|is opened|is placed|is made|is updated|is changed|changes|is edited|gets updated|is deleted|is removed|gets deleted)\s*,?\s*(?:then\s+|automatically\s+|we should\s+|please\s+)?(.+)$/i.exec(sentence);
-  if (!m) return null;
-  const source = modelOf(ctx, m[1]) ?? (/^(?:someone|somebody|user)$/i.test(m[1]) ? ctx.def.models.find((x) => x.id === ctx.def.userModelId) : undefined);
-  if (!source) throw new Unclear(`I found no model "${m[1]}".`);
-  const event = EVENTS.find(([pattern]) => pattern.test(m[2]))![1];
-  const doing = doingOf(ctx, m[3].trim(), source);
-  if (!doing) throw new Unclear(`I can create a record or emit an event when a ${source.name} is ${event}, not "${m[3]}".`);
-  return automationStep(ctx, `on-${slugWords(source.name)}-${event}-${doing.slug}`, doing, { eventName: `${source.name}.${event}`, payload: {} }, `When a ${source.name} is ${event}`);
+  const m = new RegExp(`^(?:when(?:ever)?|after|once|each time|every time|if)\\s+(?:(?:a|an|the|someone|somebody)\\s+)?(?:new\\s+)?(.+?)\\s+(${EVENT_WORDS})\\s*,?\\s*(?:then\\s+|automatically\\s+|we should\\s+|please\\s+|i want to\\s+|we want to\\s+)?(.+)$`, 'i').exec(sentence);
+  // "send a welcome email when a customer signs up": the doing first.
+  const reversed = m ? null : new RegExp(`^(.+?)\\s+(?:when(?:ever)?|after|once|each time|every time|as soon as)\\s+(?:(?:a|an|the|someone|somebody)\\s+)?(?:new\\s+)?(.+?)\\s+(${EVENT_WORDS})$`, 'i').exec(sentence);
+  if (!m && !reversed) return null;
+  const [who, happens, doingText] = m ? [m[1], m[2], m[3]] : [reversed![2], reversed![3], reversed![1]];
+  const source = modelOf(ctx, who) ?? (/^(?:someone|somebody|user|new user|person)$/i.test(who) ? ctx.def.models.find((x) => x.id === ctx.def.userModelId) : undefined);
+  if (!source) {
+    if (reversed) return null;
+    throw new Unclear(`I found no model "${who}".`);
+  }
+  const event = EVENTS.find(([pattern]) => pattern.test(happens))![1];
+  const doing = doingOf(ctx, doingText.trim().replace(/^(?:please\s+|automatically\s+)/i, ''), source, event);
+  if (!doing) throw new Unclear(`I can create a record, emit an event or send an email when a ${source.name} is ${event}, not "${doingText}".`);
+  const step = automationStep(ctx, `on-${slugWords(source.name)}-${event}-${doing.slug}`, doing, { eventName: `${source.name}.${event}`, payload: {} }, `When a ${source.name} is ${event}`);
+  if (doing.effects) step.warnings = ['The mail goes out through the application\'s SMTP_URL secret: set it (Settings → Secrets) before publishing.'];
+  return step;
 };
 
 /** "every weekday at 9:00", "every day at 6pm", "every monday at 8:30", "every hour". */

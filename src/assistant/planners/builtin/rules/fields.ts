@@ -4,7 +4,8 @@ import { isPrimitiveType } from '../../../../definition/schema.ts';
 import type { NewField } from '../../../../definition/edits/index.ts';
 import type { Operation } from '../../../operations.ts';
 import { Unclear, fieldRef, modelOf, splitAtModel, type Context, type Rule, type Step } from '../context.ts';
-import { cleanFieldPhrase, fieldNameOf, resolveField } from '../names.ts';
+import pluralize from 'pluralize';
+import { cleanFieldPhrase, fieldNameOf, resolveField, wordsOf } from '../names.ts';
 import { attributesOf, statedType, typedValue, valuesOf } from '../text.ts';
 import { typeFromName, typeOfPhrase } from '../types.ts';
 
@@ -35,6 +36,13 @@ export function newFieldOf(phrase: string, tail = ''): NewField {
     type ??= 'p_BOOLEAN';
     namePhrase = flag[1];
   }
+  // Short names: "a rating from 1 to 5 stars" → rating, "a star rating" → rating.
+  namePhrase = namePhrase
+    .replace(/\s+(?:from|between|out of|on a scale of|up to|of)\s+\d.*$/i, '')
+    .replace(/\s+\d+\s*(?:-|to|–)\s*\d+.*$/i, '')
+    .replace(/\s+in\s+(?:stars|percent|euros?|dollars?)$/i, '')
+    .replace(/^(?:stars?|five[- ]star|5[- ]star)\s+(rating|score)$/i, '$1')
+    .trim();
   const name = fieldNameOf(namePhrase);
   if (!name) throw new Unclear(`No field name in "${phrase}".`);
   const enumValues = attributes.enumValues;
@@ -43,8 +51,45 @@ export function newFieldOf(phrase: string, tail = ''): NewField {
   if (attributes.required) field.min = 1;
   if (attributes.list) field.max = null;
   if (enumValues) field.enum = enumValues.map((v) => typedValue(v, to));
-  if (attributes.defaultValue !== undefined) field.defaultValue = typedValue(attributes.defaultValue, to);
+  if (attributes.defaultValue !== undefined) field.defaultValue = defaultOf(attributes.defaultValue, to);
+  if (called) explicitNames.add(field);
   return field;
+}
+
+/** Fields named explicitly ("a field called phoneNumber"): no near-name check for them. */
+const explicitNames = new WeakSet<NewField>();
+
+const NOW = /^(?:now|right now|today|the current (?:date|time|date and time|moment|day)|the time (?:it is|of) creat(?:ed|ion)|creation time|the creation date)$/i;
+const CURRENT_USER = /^(?:the\s+)?(?:current|signed[- ]in|logged[- ]in|calling)\s+user$|^(?:me|the creator|its creator|the author|the user who creates? it|whoever creates it)$/i;
+
+/** A default as the field takes it: `now` and the current user as expressions (DESIGN §4), else a literal. */
+export function defaultOf(text: string, type: string, userModelId?: string): unknown {
+  const clean = text.trim().replace(/^["'“”`]+|["'“”`]+$/g, '');
+  if (NOW.test(clean) && type === 'p_DATE_TIME') return { expression: 'now' };
+  if (NOW.test(clean) && type === 'p_DATE') throw new Unclear('A date field (YYYY-MM-DD) cannot default to now; only a date and time can: change its type to a date and time first.');
+  if (CURRENT_USER.test(clean) && userModelId !== undefined && type === userModelId) return { expression: 'auth.id' };
+  return typedValue(clean, type);
+}
+
+/** Words of a name for the near-name check: singular, without filler words. */
+function nameWords(name: string): Set<string> {
+  return new Set(wordsOf(name).map((w) => pluralize.singular(w)).filter((w) => !/^(?:number|no|num|of|the|a|an|value|field|info|details?)$/.test(w)));
+}
+
+/** An existing field whose name is the new one's or near it (`phone` for "phone number"). */
+function nearField(model: Model, name: string, type: string): Field | undefined {
+  const exact = resolveField(model, name);
+  if (exact) return exact;
+  const wanted = nameWords(name);
+  if (wanted.size === 0) return undefined;
+  return model.fields.find((f) => {
+    // A flag is not a date of the same name ("published" beside "publishedOn").
+    if (f.to !== type && f.to !== 'p_TEXT' && type !== 'p_TEXT') return false;
+    const have = nameWords(f.name);
+    if (have.size === 0) return false;
+    const inside = (a: Set<string>, b: Set<string>) => [...a].every((w) => b.has(w));
+    return inside(wanted, have) || inside(have, wanted);
+  });
 }
 
 function describe(field: NewField): string {
@@ -57,11 +102,21 @@ function describe(field: NewField): string {
 }
 
 function addFieldStep(model: Model, field: NewField): Step {
-  if (resolveField(model, field.name)) throw new Unclear(`${model.name} already has a field '${field.name}'.`);
+  const near = explicitNames.has(field) ? resolveField(model, field.name) : nearField(model, field.name, field.to);
+  if (near) {
+    // Said, not added: a second field beside the one the builder means would split the data.
+    return {
+      operations: [],
+      understood: `${model.name} already has the field ${near.name}${near.name === field.name ? '' : ` (for "${field.name}")`}; nothing new is added.${near.name === field.name ? '' : ` To add another one, say "add a field named ${field.name} to ${model.name}".`}`,
+      model,
+      field: near,
+    };
+  }
   return {
     operations: [{ op: 'addField', modelId: model.id, field }],
     understood: `Add the field ${model.name}.${field.name} (${describe(field)}).`,
     model,
+    field,
   };
 }
 
@@ -84,7 +139,7 @@ export const modelHasField: Rule = (sentence, ctx) => {
 };
 
 function change(model: Model, field: Field, changes: Extract<Operation, { op: 'updateField' }>['changes'], understood: string): Step {
-  return { operations: [{ op: 'updateField', modelId: model.id, fieldId: field.id, changes }], understood, model };
+  return { operations: [{ op: 'updateField', modelId: model.id, fieldId: field.id, changes }], understood, model, field };
 }
 
 function refOrThrow(ctx: Context, phrase: string) {
@@ -121,6 +176,8 @@ export const fieldType: Rule = (sentence, ctx) => {
 
 /** "set the default status of to-dos to done", "deal stages default to lead". */
 export const defaultValue: Rule = (sentence, ctx) => {
+  // "add a created at … that defaults to now" adds a field (its default read with it).
+  if (/^(?:add|give|include|store|track|record|put)\s/i.test(sentence)) return null;
   const removal = /^(?:remove|drop|clear)\s+the\s+default\s+(?:value\s+)?(?:of|for|from)\s+(.+)$/i.exec(sentence);
   if (removal) {
     const { model, field } = refOrThrow(ctx, removal[1]);
@@ -134,8 +191,9 @@ export const defaultValue: Rule = (sentence, ctx) => {
   if (!m && !flipped) return null;
   const [refText, valueText] = m ? [m[1], m[2]] : [flipped![2], flipped![1]];
   const { model, field } = refOrThrow(ctx, refText);
-  const value = typedValue(valueText, field.to);
-  return change(model, field, { defaultValue: value }, `Default ${model.name}.${field.name} to ${String(value)}.`);
+  const value = defaultOf(valueText, field.to, ctx.def.userModelId);
+  const shown = typeof value === 'object' && value !== null ? (value as { expression: string }).expression : String(value);
+  return change(model, field, { defaultValue: value }, `Default ${model.name}.${field.name} to ${shown}.`);
 };
 
 /** "the status of to-dos can be open, doing or done"; "… can also be archived"; "add archived as a status for to-dos". */
