@@ -27,6 +27,7 @@ import type { TablePlan } from './plan.ts';
 import type { SourceRow } from './sql-source.ts';
 import { fieldValue, keyOf, ValueError } from './values.ts';
 import { copyable, copyInto, copyLine } from './copy-rows.ts';
+import { recordCreated, refreshCreated } from './import-events.ts';
 
 export type OnError = 'abort' | 'skip';
 
@@ -82,6 +83,8 @@ interface PendingRef {
   model: CompiledModel;
   field: CompiledField;
   id: string;
+  /** The id of the record's `{Model}.created` event (its payload is read again once the reference is set). */
+  event: string;
   target: KeyEntry;
   row: number;
   line: number;
@@ -90,6 +93,8 @@ interface PendingRef {
 /** A checked row waiting for its batch: its column values and its many-to-many ids. */
 interface Staged {
   id: string;
+  /** The id of its `{Model}.created` event (import-events.ts). */
+  event: string;
   /** `{id, column: value, …}` of the row's own columns. */
   values: Record<string, unknown>;
   /** Columns the row sets (a batch inserts their union; a row without one gives null). */
@@ -259,7 +264,8 @@ export class ImportWriter {
         fail(first?.path ?? '', first?.message ?? error.message);
         continue;
       }
-      for (const { field, target } of later) this.pending.push({ model, field, id, target, row: ordinal, line: row.line });
+      const event = uuidv7();
+      for (const { field, target } of later) this.pending.push({ model, field, id, event, target, row: ordinal, line: row.line });
       if (own) own.written = true;
       const out: Record<string, unknown> = { id };
       const fields: CompiledField[] = [];
@@ -270,7 +276,7 @@ export class ImportWriter {
           fields.push(field);
         } else if (field.relation && Array.isArray(value) && value.length > 0) (links ??= []).push([field, value as string[]]);
       }
-      batch.push({ id, values: out, fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
+      batch.push({ id, event, values: out, fields, ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
       if (batch.length >= batchSize) {
         // one batch in flight while the next is read and checked
         await settle();
@@ -349,6 +355,12 @@ export class ImportWriter {
     for (const staged of batch) lines += copyLine(staged.values, columns);
     await copyInto(this.executor, this.app.schema, model.table, columns, lines);
     await this.links(batch);
+    await this.events(model, batch);
+  }
+
+  /** The batch's `{Model}.created` events, in the same transaction (and savepoint) as its rows. */
+  private async events(model: CompiledModel, batch: Staged[]): Promise<void> {
+    await recordCreated(this.executor, this.app, model, batch.map((s) => s.id), batch.map((s) => s.event));
   }
 
   private async insert(model: CompiledModel, batch: Staged[]): Promise<void> {
@@ -359,6 +371,7 @@ export class ImportWriter {
     await sql`insert into ${ident(this.app.schema, model.table)} (${sql.join(names)})
       select ${sql.join(names)} from json_to_recordset(cast(${rows} as json)) as r(${sql.join(types)})`.execute(this.executor);
     await this.links(batch);
+    await this.events(model, batch);
   }
 
   /** Many-to-manys set by a row's values (an NDJSON row's id array), in their join tables. */
@@ -436,6 +449,7 @@ export class ImportWriter {
         const pairs = refs.slice(at, at + DEFAULT_BATCH).map((r) => ({ id: r.id, target: r.target.id }));
         await sql`update ${ident(this.app.schema, model.table)} t set ${ident(field.column!)} = r.target
           from json_to_recordset(cast(${JSON.stringify(pairs)} as json)) as r(id uuid, target uuid) where t.id = r.id`.execute(this.executor);
+        await refreshCreated(this.executor, this.app, model, refs.slice(at, at + DEFAULT_BATCH));
       }
     }
     return { models: [...this.reports.values()], errors: this.errors, notes: this.notes };
