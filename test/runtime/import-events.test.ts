@@ -70,7 +70,7 @@ describe.each(await availableDrivers())('import events on %s', (driver) => {
     const imported = await importNdjson(rows);
     expect(imported.status).toBe(200);
     expect(imported.body.models?.[0]?.imported).toBe(150);
-    await until(() => stream.changes().length >= 150, "150 realtime events", 60_000);
+    await until(() => stream.changes().length >= 150, '150 realtime events', 60_000);
     await settle();
     // A moment for any extra (duplicate or refused) event to arrive too.
     await new Promise((resolve) => setTimeout(resolve, 500));
