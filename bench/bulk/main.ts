@@ -8,7 +8,8 @@
 //     over its RSS at the start (VmHWM reset before each; target < 100 MB); the bytes compared
 //     by SHA-256. Then the CSV export's time.
 // Asserts nothing. The machine may be shared: the figures are of this run only.
-// Environment: BENCH_ROWS (default 1000000), BENCH_TODOS_PER_USER (default 10), BENCH_ROUNDS (default 5).
+// Environment: BENCH_ROWS (default 1000000), BENCH_TODOS_PER_USER (default 10), BENCH_ROUNDS (default 5),
+// BENCH_EXPORT (default 1; 0 measures the batch alone).
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
   const baseline = await startExportBaseline(service.app, service.connectionString);
   try {
     await batchBench(service.apiUrl, service.token);
+    if (env.BENCH_EXPORT === '0') return;
     // Untimed: each side's code warmed on a first export, the heap grown to its working size.
     await drain(`${service.apiUrl}/toDos/export?format=ndjson`, adminHeaders);
     await drain(`${baseline.url}/toDos/export`, {});

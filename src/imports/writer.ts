@@ -26,6 +26,7 @@ import type { SourceRow } from './sql-source.ts';
 import type { SourceValue } from './sql-rows.ts';
 import { keyOf } from './values.ts';
 import { copyable, copyInto, copyLine, jsonRecord } from './copy-rows.ts';
+import { recordCreated, refreshCreated } from './import-events.ts';
 import { Absent, compileShape, FieldError, tableColumns, type Convert, type Shape, type Slot } from './row-shape.ts';
 
 export type OnError = 'abort' | 'skip';
@@ -85,6 +86,8 @@ interface PendingRef {
   model: CompiledModel;
   field: CompiledField;
   id: string;
+  /** The id of the record's `{Model}.created` event (its payload is read again once the reference is set). */
+  event: string;
   target: KeyEntry;
   row: number;
   line: number;
@@ -93,6 +96,8 @@ interface PendingRef {
 /** A checked row waiting for its batch: its line (COPY text) or JSON record, and its many-to-many ids. */
 interface Staged {
   id: string;
+  /** The id of its `{Model}.created` event (import-events.ts). */
+  event: string;
   /** The row as `copyLine` or `jsonRecord` wrote it. */
   text: string;
   /** Many-to-many ids the row sets (stored in a join table). */
@@ -232,9 +237,10 @@ export class ImportWriter {
         this.reject(report, { model: model.name, row: ordinal, line: row.line, path: error.path, message: error.message });
         continue;
       }
-      if (later) for (const { field, target } of later) this.pending.push({ model, field, id, target, row: ordinal, line: row.line });
+      const event = this.newId();
+      if (later) for (const { field, target } of later) this.pending.push({ model, field, id, event, target, row: ordinal, line: row.line });
       if (own) own.written = true;
-      batch.push({ id, text: copy ? copyLine(id, values) : jsonRecord(id, columns, values), ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
+      batch.push({ id, event, text: copy ? copyLine(id, values) : jsonRecord(id, columns, values), ...(links ? { links } : {}), row: ordinal, line: row.line, key: own });
       if (batch.length >= batchSize) {
         // one batch in flight while the next is read and checked
         await settle();
@@ -331,6 +337,12 @@ export class ImportWriter {
     for (const staged of batch) lines += staged.text;
     await copyInto(this.executor, this.app.schema, model.table, columns, lines);
     await this.links(batch);
+    await this.events(model, batch);
+  }
+
+  /** The batch's `{Model}.created` events, in the same transaction (and savepoint) as its rows. */
+  private async events(model: CompiledModel, batch: Staged[]): Promise<void> {
+    await recordCreated(this.executor, this.app, model, batch.map((s) => s.id), batch.map((s) => s.event));
   }
 
   private async insert(model: CompiledModel, columns: CompiledField[], batch: Staged[]): Promise<void> {
@@ -342,6 +354,7 @@ export class ImportWriter {
     await sql`insert into ${ident(this.app.schema, model.table)} (${sql.join(names)})
       select ${sql.join(names)} from json_to_recordset(cast(${rows} as json)) as r(${sql.join(types)})`.execute(this.executor);
     await this.links(batch);
+    await this.events(model, batch);
   }
 
   /** Many-to-manys set by a row's values (an NDJSON row's id array), in their join tables. */
@@ -419,6 +432,7 @@ export class ImportWriter {
         const pairs = refs.slice(at, at + DEFAULT_BATCH).map((r) => ({ id: r.id, target: r.target.id }));
         await sql`update ${ident(this.app.schema, model.table)} t set ${ident(field.column!)} = r.target
           from json_to_recordset(cast(${JSON.stringify(pairs)} as json)) as r(id uuid, target uuid) where t.id = r.id`.execute(this.executor);
+        await refreshCreated(this.executor, this.app, model, refs.slice(at, at + DEFAULT_BATCH));
       }
     }
     return { models: [...this.reports.values()], errors: this.errors, notes: this.notes };

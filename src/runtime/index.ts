@@ -122,7 +122,7 @@ export async function createRuntime(db: Db, options: RuntimeOptions): Promise<Ru
           ...(options.appFiles ? [fileRoutes(options.appFiles)] : []),
           resourceRoutes(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           aggregateRoutes(db),
-          importRoutes(db),
+          importRoutes(db, afterCommit),
           batchRoute(db, afterCommit, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           exportRoutes(db, { relationLimit: options.relationLimit, embeddedIdLimit: options.embeddedIdLimit }),
           authRoutes(auth, new LoginThrottle(limits), mfa, emails),

@@ -97,6 +97,31 @@ describe.each(await availableDrivers())('POST /batch on %s', (driver) => {
     expect(await countOf(ann.token)).toBe(before);
   });
 
+  it('answers a run of creates (written by one statement) each as its own POST and GET answer it', async () => {
+    const single = await api.post<Rec>('/toDos', { title: 'alone', status: 'open', user: ann.user.id, deadline: '2031-02-03T04:05:06.000Z' }, ann.token);
+    expect(single.status).toBe(201);
+    const reply = await api.post<BatchAnswer>(
+      '/batch',
+      {
+        requests: [
+          { method: 'POST', path: '/toDos', body: { title: 'run 1', status: 'open', user: ann.user.id, deadline: '2031-02-03T04:05:06.000Z' } },
+          { method: 'POST', path: '/toDos', body: { title: 'run 2', status: 'done', user: ann.user.id, description: 'with a description' } },
+          { method: 'POST', path: '/toDos', body: { title: 'run 3', status: 'open', user: ann.user.id } },
+        ],
+      },
+      ann.token,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.responses.map((r) => r.status)).toEqual([201, 201, 201]);
+    for (const response of reply.body.responses) {
+      const read = await api.get<Rec>(`/toDos/${response.body.id}`, ann.token);
+      expect(response.body).toEqual(read.body);
+    }
+    // The same members, in the same order, as a single create answers.
+    expect(Object.keys(reply.body.responses[0].body)).toEqual(Object.keys(single.body));
+    expect(reply.body.responses[1].body).toMatchObject({ title: 'run 2', status: 'done', description: 'with a description' });
+  });
+
   it('holds each request to its own rules as the caller: an end user cannot write for another one, and nothing is written', async () => {
     const before = await countOf(bob.token);
     const reply = await api.post<ProblemBody & { index: number }>(

@@ -14,8 +14,13 @@ export class AfterCommit {
 
   async run<T>(db: Db, work: (trx: Executor) => Promise<T>): Promise<T> {
     const result = await db.kysely.transaction().execute(work);
+    this.committed();
+    return result;
+  }
+
+  /** Tells the listeners that a transaction run elsewhere (an import's) has committed outbox rows. */
+  committed(): void {
     // The dispatch pass it starts is not the request's: it must not stop when the client leaves.
     for (const listener of this.listeners) outsideRequests(listener);
-    return result;
   }
 }

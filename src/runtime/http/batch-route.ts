@@ -4,11 +4,15 @@
 // serves, built over a handle bound to the batch's transaction: what one request writes, the next
 // one reads, and a failure rolls every write back. Their outbox rows commit with the batch, and
 // the event dispatcher and realtime hear of them once, after the commit.
+import { sql } from 'kysely';
 import { badRequest, Problem } from '../../errors.ts';
 import type { Db, Executor } from '../../storage/db.ts';
-import type { CompiledApp } from '../compiled-app.ts';
+import type { CompiledApp, CompiledModel } from '../compiled-app.ts';
+import { getRecordsJson } from '../data/read.ts';
+import { fileUrlsAsKeys } from '../writes/file-keys.ts';
+import { createRecords } from '../writes/records.ts';
 import { AfterCommit } from './after-commit.ts';
-import { resourceRoutes, type ResourceRouteOptions } from './resource-routes.ts';
+import { readContext, resourceRoutes, type ResourceRouteOptions } from './resource-routes.ts';
 import { buildAppRouter, type RouteSource } from './router.ts';
 import type { AppRequest, AppResponse, AppRoute } from './types.ts';
 
@@ -77,6 +81,43 @@ function answerOf(response: AppResponse): { status: number; body: unknown } {
   return { status: response.status, body: response.body ?? null };
 }
 
+/** The model whose record request `item` creates (`POST /{resource}` with no query), if it is a create. */
+function createdModel(app: CompiledApp, item: BatchItem): CompiledModel | undefined {
+  if (item.method !== 'POST' || Object.keys(item.query).length > 0) return undefined;
+  return app.modelsByResource.get(item.path.slice(1));
+}
+
+/** How many requests from `start` on create records of the same model (a run merged into one statement). */
+function runOfCreates(app: CompiledApp, items: BatchItem[], start: number): { model: CompiledModel; length: number } | undefined {
+  const model = createdModel(app, items[start]!);
+  if (!model) return undefined;
+  let end = start + 1;
+  while (end < items.length && createdModel(app, items[end]!) === model) end++;
+  return { model, length: end - start };
+}
+
+/**
+ * A run of creates as ONE insert and ONE read-back (runtime/writes/records.ts createRecords), each
+ * answered as its own `POST` would be. Null, with nothing of it kept (a savepoint), when the run
+ * cannot be merged or any of it fails: the requests then run one by one, for each one's own error.
+ */
+async function mergedCreates(trx: Executor, app: CompiledApp, model: CompiledModel, run: BatchItem[], request: AppRequest, options: ResourceRouteOptions): Promise<Array<{ status: number; body: unknown }> | null> {
+  await sql`savepoint batch_creates`.execute(trx);
+  try {
+    const bodies = run.map((item) => fileUrlsAsKeys(model, item.body, request.filesUrl));
+    const ids = await createRecords(trx, app, model, bodies, request.caller);
+    if (ids) {
+      await sql`release savepoint batch_creates`.execute(trx);
+      const found = await getRecordsJson(trx, app, model, ids, readContext(request.caller, request.values?.env, options, request.filesUrl));
+      return ids.map((id) => ({ status: 201, body: JSON.parse(found.get(id) ?? JSON.stringify({ id })) as unknown }));
+    }
+  } catch {
+    // undone below; the one-by-one run answers the failing request's own error
+  }
+  await sql`rollback to savepoint batch_creates`.execute(trx);
+  return null;
+}
+
 /** The failure of request `index`: thrown out of the transaction (rolling it back), answered with its status. */
 class BatchFailure extends Error {
   constructor(readonly index: number, readonly problem: Problem) {
@@ -97,7 +138,19 @@ export function batchRoute(db: Db, afterCommit: AfterCommit, options: ResourceRo
             // The version's resource routes over this transaction (cheap to build: a router of a few routes per model).
             const router = buildAppRouter(app, [resourceRoutes({ ...db, kysely: trx }, joined, options)]);
             const answers: Array<{ status: number; body: unknown }> = [];
+            // Requests before this index run one by one (their run of creates could not be merged).
+            let oneByOne = 0;
             for (const [index, item] of items.entries()) {
+              if (index < answers.length) continue;
+              const run = index >= oneByOne ? runOfCreates(app, items, index) : undefined;
+              if (run && run.length > 1) {
+                const merged = await mergedCreates(trx, app, run.model, items.slice(index, index + run.length), request, options);
+                if (merged) {
+                  answers.push(...merged);
+                  continue;
+                }
+                oneByOne = index + run.length;
+              }
               const route = router.find(item.method, item.path);
               if (!route) {
                 const allow = router.allowed(item.path);

@@ -15,6 +15,7 @@ import { csvRows, jsonRows } from '../../imports/text-rows.ts';
 import type { SourceRow } from '../../imports/sql-source.ts';
 import type { RouteSource } from './router.ts';
 import type { AppRequest } from './types.ts';
+import type { AfterCommit } from './after-commit.ts';
 
 const CSV_TYPES = ['text/csv', 'application/csv'];
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines'];
@@ -55,7 +56,8 @@ function rowsOf(request: AppRequest): AsyncIterable<SourceRow> {
   ]);
 }
 
-export function importRoutes(db: Db): RouteSource {
+/** Each imported record raises its `{Model}.created` event (imports/import-events.ts), announced after the commit. */
+export function importRoutes(db: Db, afterCommit: AfterCommit): RouteSource {
   return (app) =>
     app.models.map((model) => ({
       method: 'POST' as const,
@@ -66,6 +68,7 @@ export function importRoutes(db: Db): RouteSource {
         const onError = (Array.isArray(raw) ? raw[0] : raw) ?? 'abort';
         if (onError !== 'abort' && onError !== 'skip') throw badRequest('onError must be abort or skip.', [{ path: '/onError', message: 'must be abort or skip' }]);
         const outcome = await importRows(db, app, model, rowsOf(request), onError);
+        if (outcome.status === 'succeeded') afterCommit.committed();
         if (outcome.status === 'failed') {
           const first = outcome.report.errors[0];
           throw unprocessable(

@@ -92,3 +92,38 @@ export async function updateReadBack(
   if (!row.record) throw new Error(`The written ${model.name} ${id} is gone`);
   return { ok: row.ok === true, record: parsed(row.record), view: row.view, previous: parsed(row.previous) };
 }
+
+/**
+ * Inserts several records (`rows[i]`: its id and one value per column, `undefined` for the
+ * column's default) in ONE statement, reading each back as insertReadBack does: whether it passes
+ * `condition`, and its `{Model}.created` event, recorded in the rows' order when every row passes.
+ * Answers whether every row passed (when one did not, the caller rolls the statement back).
+ */
+export async function insertManyReadBack(
+  executor: Executor,
+  app: CompiledApp,
+  model: CompiledModel,
+  columns: RawBuilder<unknown>[],
+  rows: Array<{ id: string; values: Array<RawBuilder<unknown> | undefined> }>,
+  condition: RawBuilder<unknown>,
+): Promise<boolean> {
+  const tuples = rows.map((row) => sql`(${sql.join([sql`${row.id}`, ...row.values.map((v) => v ?? sql`default`)])})`);
+  const ids = rows.map((row) => row.id);
+  const events = rows.map(() => uuidv7());
+  const result = await sql<{ failed: number | string }>`with written as (
+      insert into ${ident(app.schema, model.table)} (${sql.join([sql`id`, ...columns])}) values ${sql.join(tuples)}
+      returning *
+    ), w as (
+      select t.id, coalesce((${condition}), false) as ok, ${plainJson(app, model)} as record from written t
+    ), f as (
+      select count(*) filter (where not w.ok) as failed from w
+    ), e as (
+      insert into appbuilder.events (id, application_id, name, payload, previous)
+      select r.e, ${app.applicationId}, ${`${model.name}.created`}, w.record::jsonb, null
+      from unnest(cast(${ids} as uuid[]), cast(${events} as uuid[])) with ordinality as r(id, e, n)
+      join w on w.id = r.id, f where f.failed = 0
+      order by r.n
+    )
+    select failed from f`.execute(executor);
+  return Number(result.rows[0]?.failed ?? 1) === 0;
+}

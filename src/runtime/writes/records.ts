@@ -16,7 +16,7 @@ import { validateWrite } from './values.ts';
 import { checkFileKeys } from './file-keys.ts';
 import { expressionDefaults } from './defaults.ts';
 import { recordEvent } from './outbox.ts';
-import { insertReadBack, updateReadBack } from './merged-writes.ts';
+import { insertManyReadBack, insertReadBack, updateReadBack } from './merged-writes.ts';
 import { selfContained } from './self-contained.ts';
 import { forgetUser } from '../end-user-cache.ts';
 import { currentEnv } from '../../secrets/current-env.ts';
@@ -133,6 +133,31 @@ export async function createRecordWithView(
   if (!written.ok) throw forbidden(`You may not create this ${model.name}.`);
   await checkFields(executor, app, model, caller, 'create', body, id);
   return written;
+}
+
+/**
+ * Creates several records of one model in ONE statement (a batch's run of creates), each under the
+ * same checks as createRecord. Answers their ids in order, or null when the run cannot be merged
+ * (a relation stored elsewhere, a rule with a subquery) or a row was refused by its rule: the caller
+ * then rolls back what this did and creates them one by one, for each one's own answer or error.
+ */
+export async function createRecords(executor: Executor, app: CompiledApp, model: CompiledModel, bodies: unknown[], caller: Caller): Promise<string[] | null> {
+  const condition = ruleCondition(app, model, caller, 'create');
+  if (!condition) return null;
+  const defaults = expressionDefaults(app, model, authOf(caller));
+  const written = bodies.map((body) => ({ body, id: uuidv7(), values: validateWrite(model, body, 'create', defaults).values }));
+  const fields = new Set<CompiledField>();
+  for (const row of written) {
+    if (!mergeable(app, model, row.values, condition)) return null;
+    await checkFileKeys(executor, app, model, row.values);
+    for (const [field] of ownColumns(row.values)) fields.add(field);
+  }
+  const columns = [...fields];
+  const rows = written.map((row) => ({ id: row.id, values: columns.map((f) => (row.values.has(f) ? bindFieldValue(f, row.values.get(f)) : undefined)) }));
+  const ok = await guarded(model, () => insertManyReadBack(executor, app, model, columns.map((f) => ident(f.column!)), rows, condition));
+  if (!ok) return null;
+  for (const row of written) await checkFields(executor, app, model, caller, 'create', row.body, row.id);
+  return written.map((row) => row.id);
 }
 
 /**
