@@ -117,7 +117,7 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       },
     });
     const services = await createServices(db, config, { masterKey, dropApplicationData, jobs, queue, registry: runtime.registry, appValues, files, origins });
-    await bootstrapFirstClient(services);
+    const bootstrapped = await bootstrapFirstClient(services);
     const servesApps = role === 'all' || role === 'runtime';
     // The runtime role serves realtime subscribers; any role may write the changes they receive.
     const realtime = servesApps
@@ -142,6 +142,12 @@ export async function startPlatform(config: Config, options: PlatformOptions = {
       extraPlugins: servesApps ? [runtime.plugin(config.appsPath), ...(realtime ? [realtime.plugin] : [])] : [],
     });
     listening.server = server;
+    if (bootstrapped === 'exists' || bootstrapped === 'ignored') {
+      // The variables only name the first client of an empty store; the secret is never logged.
+      const client = config.bootstrapClient?.id;
+      if (bootstrapped === 'exists') server.log.info({ apiClient: client }, `APPBUILDER_BOOTSTRAP_CLIENT_ID: the store is not empty and already holds the API client ${client}; its secret is not changed`);
+      else server.log.warn({ apiClient: client }, `APPBUILDER_BOOTSTRAP_CLIENT_ID is ignored: the store is not empty and has no API client ${client}, so logging in with it fails (use a client of this store, or an empty APPBUILDER_DATA_DIR)`);
+    }
     // Deployments and unpublishes made by any process reach this one's registry (LISTEN/NOTIFY).
     const notices = await listenForServedChanges(db, runtime.registry, server.log);
     const configNotices = await appValues.listen(server.log);

@@ -10,6 +10,7 @@ import { Problem } from '../errors.ts';
 import { requireApiClient } from './auth.ts';
 import { registerMetrics } from './metrics.ts';
 import { consolePlugin } from '../console/plugin.ts';
+import { absentBodies } from './absent-body.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 import { registerRequestScopes } from '../storage/request-scope.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -157,6 +158,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
         // Roles and project scope (before the body is read), then the audit of every write (access/).
         guardManagementRoutes(child, services.db);
         recordManagementWrites(child, services.db);
+        absentBodies(child);
         for (const plugin of plugins) await child.register(plugin(services));
       },
       { prefix },

@@ -28,7 +28,7 @@ export async function serveCommand(options: { port?: number; host?: string; role
     } else {
       process.stdout.write(
         `appbuilder listening on ${base}${config.basePath}${role === 'all' ? '' : ` (role ${role}: management API only; sends jobs, a worker takes them)`}\n` +
-          `  store:    ${store}\n  API docs: ${base}${config.basePath}/docs (management API)\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
+          `  store:    ${store}\n  Console:  ${base}/console (sign in with an API key and secret)\n  API docs: ${base}${config.basePath}/docs (management API)\n  OpenAPI:  ${base}${config.basePath}/openapi.json\n`,
       );
     }
     if (firstRun) process.stdout.write(firstRunMessage(firstRun, base, config.basePath));

@@ -74,13 +74,15 @@ async function sendFile(reply: FastifyReply, path: string, type: string): Promis
   return reply.header('content-type', type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body);
 }
 
-/** Registers `GET /console` (and `/console/…` for deep links), its assets and the vendored modules. */
+/** Registers `GET /console` (and `/console/…` for deep links, `GET /` redirecting to it), its assets and the vendored modules. */
 export function consolePlugin(options: ConsoleOptions, prefix = '/console') {
   return async (app: FastifyInstance): Promise<void> => {
     const { html, csp } = page(options, prefix);
     const index = async (_request: unknown, reply: FastifyReply) =>
       reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', csp).header('cache-control', 'no-cache').header('x-frame-options', 'DENY').send(html);
     app.get(prefix, { schema: { hide: true } }, index);
+    // The service's root is the console: a person opening the printed address lands there.
+    app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(prefix, 302));
     app.get(`${prefix}/`, { schema: { hide: true } }, index);
     app.get<{ Params: { file: string } }>(`${prefix}/vendor/:file`, { schema: { hide: true } }, async (request, reply) => {
       const path = VENDOR[request.params.file];

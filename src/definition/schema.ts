@@ -75,6 +75,20 @@ export const PRIMITIVE_TYPES = [
 export const PrimitiveTypeSchema = Type.Union(PRIMITIVE_TYPES.map((p) => Type.Literal(p)));
 export type PrimitiveType = (typeof PRIMITIVE_TYPES)[number];
 
+/**
+ * What a field holds: one of the field types (an enum in the management OpenAPI; docs/definition-language.md
+ * describes each) or a model's id.
+ */
+export const FieldTypeSchema = Type.Union(
+  [
+    // An enum for the document and the route validators (an unknown type is a 400 naming the field's `to`);
+    // the definition's own shape check takes any text here, and its consistency check names an unknown type.
+    Type.String({ enum: [...PRIMITIVE_TYPES], description: 'A field type: see docs/definition-language.md.' }),
+    ModelIdSchema,
+  ],
+  { description: 'A field type (`p_TEXT`, `p_NUMBER`, …) or the id of a model (a relationship).' },
+);
+
 const PRIMITIVE_SET: ReadonlySet<string> = new Set(PRIMITIVE_TYPES);
 export function isPrimitiveType(value: unknown): value is PrimitiveType {
   return typeof value === 'string' && PRIMITIVE_SET.has(value);
@@ -105,8 +119,8 @@ export const FieldSchema = Type.Object({
   relationshipOwner: Type.Boolean(),
   min: Type.Number(),
   max: Type.Union([Type.Number(), Type.Null()]),
-  /** A model id or a primitive type; which one is checked for consistency. */
-  to: Type.String({ minLength: 1 }),
+  /** A field type (`p_TEXT`, …) or a model id (a relationship); that the model exists is checked for consistency. */
+  to: FieldTypeSchema,
   accessControl: AccessControlSchema,
   computed: Type.Optional(Type.String()),
   defaultValue: Type.Optional(Type.Unknown()),

@@ -125,11 +125,17 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
 
 /**
  * Creates the first API client (a platform administrator) when the store is empty,
- * from APPBUILDER_BOOTSTRAP_CLIENT_ID / _SECRET. Returns whether it did.
+ * from APPBUILDER_BOOTSTRAP_CLIENT_ID / _SECRET. Answers what it did: `created`; `exists` when
+ * the store is not empty and holds that client already (its secret is not changed); `ignored`
+ * when the store is not empty and has no such client (the caller says so: logging in with it fails).
  */
-export async function bootstrapFirstClient(services: Services): Promise<boolean> {
+export async function bootstrapFirstClient(services: Services): Promise<'none' | 'created' | 'exists' | 'ignored'> {
   const bootstrap = services.config.bootstrapClient;
-  if (!bootstrap || !(await services.customers.isEmpty())) return false;
+  if (!bootstrap) return 'none';
+  if (!(await services.customers.isEmpty())) {
+    const found = await services.db.kysely.selectFrom('appbuilder.api_clients').select('id').where('api_key', '=', bootstrap.id).where('revoked_at', 'is', null).executeTakeFirst();
+    return found ? 'exists' : 'ignored';
+  }
   await services.customers.create('platform', { isPlatformAdmin: true, apiKey: bootstrap.id, secret: bootstrap.secret });
-  return true;
+  return 'created';
 }

@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/ports.ts';
 
-// The README's tutorial, run as written: its ```sh blocks, in order, in one bash, in a "fresh clone"
-// (a directory whose bin, src, examples, node_modules and package.json point at this checkout).
+// The README's five minutes, run as written: its ```sh blocks, in order, in one bash, in a "fresh
+// clone" (a directory whose bin, src, examples, test, node_modules and package.json point at this
+// checkout): a real SQL dump → specification → application with its data → an end user. Then the
+// service is stopped and its first block run again on the now non-empty store, as README says it
+// behaves: the bootstrap variables name the existing client, logged so, and the login works.
 const REPO = join(import.meta.dirname, '..', '..');
-const SECTION = '## Five minutes with the appbuilder command';
+const SECTION = '## Five minutes: from a document to an app with end users';
 
 function tutorialBlocks(readme: string): string[] {
   const start = readme.indexOf(SECTION);
@@ -32,17 +35,44 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('the README tutorial', () => {
-  it('runs as written: start, login, apply and publish the to-do example, an end user, to-dos, runs, the bundle', async () => {
+async function runBash(script: string, cwd: string, env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bash = spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  group = bash.pid;
+  let stdout = '';
+  let stderr = '';
+  bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  bash.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => bash.on('exit', (exit) => resolve(exit)));
+  return { code, stdout, stderr };
+}
+
+/** Stops the background service the blocks started (the group of the last bash) and waits for its port to close. */
+async function stopService(port: string): Promise<void> {
+  if (group) process.kill(-group, 'SIGTERM');
+  group = undefined;
+  for (let i = 0; i < 120; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/readyz`);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error('the service did not stop');
+}
+
+describe('the README five minutes', () => {
+  it('runs as written: a SQL dump becomes a served app with its data, an end user signs up and owns an invoice; a second start on the same store logs in', async () => {
     const blocks = tutorialBlocks(readFileSync(join(REPO, 'README.md'), 'utf8'));
-    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
     const clone = join(root, 'clone');
     mkdirSync(clone);
-    for (const entry of ['bin', 'src', 'examples', 'node_modules', 'package.json', 'tsconfig.json']) symlinkSync(join(REPO, entry), join(clone, entry));
+    for (const entry of ['bin', 'src', 'examples', 'test', 'node_modules', 'package.json', 'tsconfig.json']) symlinkSync(join(REPO, entry), join(clone, entry));
 
+    const port = String(await freePort());
     const env: Record<string, string | undefined> = {
       ...process.env,
-      PORT: String(await freePort()),
+      PORT: port,
       APPBUILDER_DATA_DIR: join(root, 'data'),
       XDG_CONFIG_HOME: join(root, 'config'),
       DATABASE_URL: '',
@@ -50,24 +80,29 @@ describe('the README tutorial', () => {
     };
     for (const name of ['APPBUILDER_URL', 'APPBUILDER_CLIENT_ID', 'APPBUILDER_CLIENT_SECRET']) delete env[name];
 
-    const script = ['set -euo pipefail', ...blocks].join('\n');
-    const bash = spawn('bash', ['-c', script], { cwd: clone, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    group = bash.pid;
-    let stdout = '';
-    let stderr = '';
-    bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    bash.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => bash.on('exit', (exit) => resolve(exit)));
-    const log = existsSync(join(clone, 'service.log')) ? readFileSync(join(clone, 'service.log'), 'utf8') : '';
-    expect({ code, stderr, log: code === 0 ? '' : log }).toEqual({ code: 0, stderr: '', log: '' });
+    const { code, stdout, stderr } = await runBash(['set -euo pipefail', ...blocks].join('\n'), clone, env);
+    const logOf = () => (existsSync(join(clone, 'service.log')) ? readFileSync(join(clone, 'service.log'), 'utf8') : '');
+    expect({ code, stderr, log: code === 0 ? '' : logOf() }).toEqual({ code: 0, stderr: '', log: '' });
 
-    expect(stdout).toMatch(/Created todo \([0-9a-f-]{36}\) in project Tutorial: v\S+; models \+2, actions \+2, triggers \+2/);
+    expect(stdout).toMatch(/models: 10/);
     expect(stdout).toMatch(/API: +http:\/\/\S+\/api\/v\S+/);
-    // The to-do created, then listed, belongs to Ann; the list holds her welcome to-do too.
-    const list = JSON.parse(stdout.split('\n').find((line) => line.includes('"items"'))!) as { items: Array<{ title: string }>; total: number };
-    expect(list.items.map((item) => item.title)).toContain('Try appbuilder');
-    expect(stdout).toContain('urn:svc:action:welcome');
-    expect(readFileSync(join(clone, 'todo-frontend.zip')).subarray(0, 2).toString()).toBe('PK');
+    const lines = stdout.split('\n');
+    // Ann's invoice, created then listed: hers alone, with the total she sent
+    const created = JSON.parse(lines.find((line) => line.startsWith('{"id"'))!) as { total: number; customer: { email: string } };
+    expect(created).toMatchObject({ total: 1.98, customer: { email: 'ann@example.com' } });
+    const pages = lines.filter((line) => line.startsWith('{"items"')).map((line) => JSON.parse(line) as { items: Array<Record<string, unknown>>; total: number });
+    expect(pages[0]).toMatchObject({ total: 1, items: [{ total: 1.98 }] });
+    // the catalogue, imported from the dump, read anonymously: Chinook has 3,503 tracks
+    expect(pages[1]!.total).toBe(3503);
+    expect(pages[1]!.items[0]).toHaveProperty('name');
     expect(statSync(join(root, 'config', 'appbuilder', 'credentials.json')).mode & 0o777).toBe(0o600);
+
+    // A second start on the non-empty store, the first block as written: the client exists, the log says so, login works.
+    await stopService(port);
+    const again = await runBash(['set -euo pipefail', blocks[0]!, './bin/appbuilder.js status Chinook'].join('\n'), clone, { ...env, LOG_LEVEL: 'info' });
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(again.stdout).toMatch(/Logged in to http:\/\/localhost:\d+ as ak_tutorial/);
+    expect(again.stdout).toMatch(/Chinook \([0-9a-f-]{36}\) v\S+, served/);
+    expect(logOf()).toContain('already holds the API client ak_tutorial');
   }, 900_000);
 });

@@ -3,6 +3,8 @@
 // and the publish advice; axe-core finds no serious or critical violation, and a 375 px screen
 // does not scroll sideways.
 import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../frontend/browser-support.ts';
@@ -12,6 +14,7 @@ import { createTodoApp } from '../support/tenant.ts';
 import { publish, ServedApi, todoScodeWithoutEvents, type Rec } from '../runtime/served-app.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
 
 async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate<boolean>(`'axe' in window`))) await page.addScriptTag({ path: AXE });
@@ -78,6 +81,9 @@ describe('the console explains and advises', () => {
     await explanation.waitFor();
     expect(await explanation.textContent()).toMatch(/allow · status 200 · rows 1 visible, 0 hidden/);
     expect(await explanation.textContent()).toContain('ToDo read rule 0: auth != null && record.user == auth.id');
+    // the rules page with the matrix and an explanation, for docs/console.md
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-rules-matrix.png') });
     await page.getByLabel('As (a user id, or anonymous)').fill('anonymous');
     await page.getByRole('button', { name: 'Explain' }).click();
     await expect.poll(() => explanation.textContent()).toMatch(/deny · status 404/);

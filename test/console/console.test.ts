@@ -40,6 +40,12 @@ describe('the builder console in Chromium', () => {
   const errors: string[] = [];
   const checked: Record<string, AxeViolation[]> = {};
 
+  /** Opens one model's editor from the models overview. */
+  async function openModel(name: string): Promise<void> {
+    await page.locator('.models-overview th').getByRole('button', { name, exact: true }).click();
+    await page.locator(`section[aria-label="Model ${name}"]`).waitFor();
+  }
+
   async function axeCheck(name: string): Promise<void> {
     await page.waitForLoadState('networkidle');
     checked[name] = await seriousViolations(page);
@@ -57,7 +63,7 @@ describe('the builder console in Chromium', () => {
     page.on('pageerror', (error) => errors.push(String(error)));
     page.on('dialog', (dialog) => void dialog.accept());
     mkdirSync(SCREENSHOTS, { recursive: true });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -109,9 +115,18 @@ describe('the builder console in Chromium', () => {
     await page.getByLabel('Application name').fill('Rentals app');
     await page.getByRole('button', { name: 'Apply as a new application' }).click();
     await page.getByRole('heading', { name: /Rentals app/ }).waitFor();
-    await page.locator('section[aria-label="Model Actor"]').waitFor();
+    // The overview: every model on one screen, field types in words, relationships with their targets.
+    const overview = page.locator('.models-overview');
+    await overview.waitFor();
+    expect(await overview.locator('caption').textContent()).toMatch(/^\d+ models, \d+ relationships$/);
+    const filmRow = overview.locator('tr').filter({ has: page.locator('th').getByRole('button', { name: 'Film', exact: true }) });
+    expect(await filmRow.textContent()).toMatch(/language → Language/);
+    expect(await filmRow.textContent()).toMatch(/title: Text/);
+    expect(await overview.textContent()).not.toMatch(/p_[A-Z]/);
     await axeCheck('models');
     await page.screenshot({ path: join(SCREENSHOTS, 'console-models.png') });
+    await openModel('Actor');
+    expect(await page.locator('section[aria-label="Model Actor"] select[name="to"]').first().locator('option:checked').textContent()).not.toMatch(/^p_/);
 
     // A rename that clashes: the 409/400 is shown at the field it names.
     const actor = page.locator('section[aria-label="Model Actor"]');
@@ -147,6 +162,7 @@ describe('the builder console in Chromium', () => {
     // Unique values from the model editor: last names become unique, and once that version is
     // published a second actor with the same last name is refused with a 409.
     await page.getByRole('link', { name: 'Models', exact: true }).click();
+    await openModel('Actor');
     const unique = page.locator('form[aria-label="Unique values of Actor"]');
     await unique.getByLabel('lastName', { exact: true }).check();
     const beforeUnique = await page.locator('.version').textContent();
@@ -217,6 +233,7 @@ describe('the builder console in Chromium', () => {
     await page.getByRole('link', { name: 'Rentals', exact: true }).click();
     await page.getByRole('link', { name: /Rentals app/ }).click();
     await page.getByRole('note').filter({ hasText: 'viewer' }).waitFor();
+    await openModel('Actor');
     expect(await page.locator('section[aria-label="Model Actor"] fieldset').first().getAttribute('disabled')).not.toBeNull();
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Publish', exact: true }).click();

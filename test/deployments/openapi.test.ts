@@ -141,6 +141,12 @@ describe('the OpenAPI document and reference page of a served version', () => {
     expect(schemas.ToDoCreate.properties!.status).toMatchObject({ default: 'open' });
     expect(schemas.ToDoUpdate.required).toBeUndefined();
     expect(schemas.SignUp.required!.sort()).toEqual(['email', 'name', 'password']);
+    // sign-up refuses relationship fields, so its schema does not offer them
+    expect(schemas.SignUp.properties).not.toHaveProperty('todos');
+    expect(schemas.UserCreate.properties).toHaveProperty('todos');
+    // a relationship says where it points, with the article its target's name takes
+    expect(schemas.ToDo.properties!.user.description).toMatch(/^To-one relationship to User: the id of a User\./);
+    expect(schemas.User.properties!.todos.description).toMatch(/^To-many relationship to ToDo/);
     expect(schemas.ToDoPage.required).toEqual(['items', 'total', 'offset']);
   });
 

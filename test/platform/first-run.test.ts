@@ -58,6 +58,10 @@ describe('the first run on an empty embedded store', () => {
       const output = first.output();
       const base = /listening on (http:\/\/\S+)\/v1/.exec(output)![1];
       expect(output).toContain(`API docs: ${base}/v1/docs`);
+      // the console is named, and the root leads there
+      expect(output).toContain(`Console:  ${base}/console`);
+      const root = await fetch(`${base}/`, { redirect: 'manual' });
+      expect({ status: root.status, location: root.headers.get('location') }).toEqual({ status: 302, location: '/console' });
       const apiKey = /API key: (ak_\S+)/.exec(output)![1];
       const secret = /Secret: +(sk_\S+)/.exec(output)![1];
       expect(output).toContain('shown only now');

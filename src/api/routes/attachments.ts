@@ -33,6 +33,30 @@ const Bytes = Type.String({ description: 'The attachment bytes.', contentMediaTy
 /** A name when the client gives none (a raw body without ?name=). */
 const UNNAMED = 'attachment';
 
+/** Types by the file name's extension, for a raw upload whose content-type says nothing about the file. */
+const BY_EXTENSION: Record<string, string> = {
+  sql: 'application/sql',
+  json: 'application/json',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  csv: 'text/csv',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  txt: 'text/plain',
+  pdf: 'application/pdf',
+};
+
+/**
+ * The declared type of a raw upload: `curl --data-binary @schema.sql` sends
+ * `application/x-www-form-urlencoded`, which is never a document's type; then (and with no type) the
+ * name's extension says it, else the content is sniffed when stored.
+ */
+export function declaredType(header: string | undefined, name: string | undefined): string | undefined {
+  if (header && !/^application\/x-www-form-urlencoded\b/i.test(header)) return header;
+  const extension = name?.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  return BY_EXTENSION[extension];
+}
+
 function declaredLength(request: FastifyRequest): number | undefined {
   const value = Number(request.headers['content-length'] ?? NaN);
   return Number.isSafeInteger(value) ? value : undefined;
@@ -83,7 +107,7 @@ export function attachmentRoutes(services: Services): FastifyPluginAsyncTypebox 
               stored = await attachments.upload(
                 customerId,
                 projectId,
-                { name: request.query.name ?? UNNAMED, contentType: request.headers['content-type'], declaredLength: declaredLength(request) },
+                { name: request.query.name ?? UNNAMED, contentType: declaredType(request.headers['content-type'], request.query.name), declaredLength: declaredLength(request) },
                 source,
               );
             }

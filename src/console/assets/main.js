@@ -93,4 +93,6 @@ function Shell() {
     </main>`;
 }
 
+// The page's "Loading the console…" is for the moment before this module runs: gone once it does.
+root.replaceChildren();
 render(html`<${Shell} />`, root);

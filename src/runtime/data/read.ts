@@ -4,6 +4,7 @@
 // Statement text depends only on (model, rule shape, sort, filter shape): every value is a
 // parameter, so the statements run as named prepared statements on `pg` and their plans are
 // reused (storage/prepared.ts, DESIGN §3).
+import { compactJson } from './compact-json.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { badRequest } from '../../errors.ts';
 import type { Db, Executor } from '../../storage/db.ts';
@@ -165,7 +166,7 @@ async function list(db: Db | Executor, app: CompiledApp, model: CompiledModel, o
   }
   if (row === undefined) throw new Error('The list query returned no row');
   total.remember(row);
-  const text = row.body;
+  const text = compactJson(row.body);
   if (json.jsComputed.size === 0) return { text };
   const page = JSON.parse(text) as Page;
   fillComputed(app, model, page.items, json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });
@@ -201,8 +202,9 @@ async function get(
   if (!where) return undefined;
   const query = sql`${sql.raw(PREPARED)}select (${json.record(model, 't', true, selection)})::text as body
     from ${tableOf(app, model)} t where t.id = cast(${id} as uuid) and ${where}`;
-  const text = (await runRow(executorOf(db), query))?.body;
-  if (text === undefined) return undefined;
+  const body = (await runRow(executorOf(db), query))?.body;
+  if (body === undefined) return undefined;
+  const text = compactJson(body);
   if (json.jsComputed.size === 0) return { text };
   const record = JSON.parse(text) as JsonRecord;
   fillComputed(app, model, [record], json.jsComputed, { now: ctx.now, env: ctx.env ?? {} });

@@ -264,10 +264,13 @@ export function buildOpenApi(app: CompiledApp, options: OpenApiOptions): OpenApi
   const schemas: Record<string, JsonSchema> = { Problem: PROBLEM, ...(files['/files'] ? { UploadedFile: UPLOADED_FILE } : {}), ...modelSchemas(app, options) };
   if (app.userModel) {
     const create = schemas[`${safeName(app.userModel.name)}Create`] as { properties: Record<string, JsonSchema>; required?: string[] };
+    // Sign-up refuses relationship fields (end-user-auth.ts, refuseRelationships): not offered here.
+    const relations = new Set(app.userModel.fields.filter((f) => f.relation).map((f) => f.name));
+    const offered = Object.fromEntries(Object.entries(create.properties).filter(([name]) => !relations.has(name)));
     schemas.SignUp = {
       ...create,
-      properties: { ...create.properties, password: { type: 'string', minLength: 8, writeOnly: true } },
-      required: [...(create.required ?? []), 'password'],
+      properties: { ...offered, password: { type: 'string', minLength: 8, writeOnly: true } },
+      required: [...(create.required ?? []).filter((name) => !relations.has(name)), 'password'],
     };
     schemas.Session = {
       type: 'object',

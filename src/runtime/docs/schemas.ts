@@ -64,12 +64,19 @@ function orNull(schema: JsonSchema): JsonSchema {
  */
 type RelationForm = 'id' | 'expanded' | 'sparse';
 
+/** `a Track`, `an Employee`, `a User`, `an Update`: the article a reader expects before a model's name. */
+export function withArticle(name: string): string {
+  // A `U` read "you" (User, Unit) takes `a`: a consonant then a vowel after it.
+  const vowelSound = /^[AEIOaeio]/.test(name) || (/^[Uu]/.test(name) && !/^[Uu][^aeiouAEIOU][aeiou]/.test(name));
+  return `${vowelSound ? 'an' : 'a'} ${name}`;
+}
+
 function scalarSchema(app: CompiledApp, field: CompiledField, relationForm: RelationForm): JsonSchema {
   if (field.relation) {
     const target = app.modelsById.get(field.relation.targetModelId);
-    if (relationForm === 'id' || !target) return { ...UUID, description: `The id of a ${target?.name ?? 'record'}.` };
-    if (relationForm === 'sparse') return { anyOf: [schemaRef(`${safeName(target.name)}Sparse`), { ...UUID, description: `The id of a ${target.name}.` }] };
-    return { anyOf: [schemaRef(`${safeName(target.name)}Embedded`), { ...UUID, description: `The id of a ${target.name} the caller may not read.` }] };
+    if (relationForm === 'id' || !target) return { ...UUID, description: `The id of ${target ? withArticle(target.name) : 'a record'}.` };
+    if (relationForm === 'sparse') return { anyOf: [schemaRef(`${safeName(target.name)}Sparse`), { ...UUID, description: `The id of ${withArticle(target.name)}.` }] };
+    return { anyOf: [schemaRef(`${safeName(target.name)}Embedded`), { ...UUID, description: `The id of ${withArticle(target.name)} the caller may not read.` }] };
   }
   const base = PRIMITIVE_SCHEMAS[field.to as PrimitiveType] ?? {};
   if (!field.enum) return { ...base };
@@ -78,9 +85,14 @@ function scalarSchema(app: CompiledApp, field: CompiledField, relationForm: Rela
   return { ...listed, enum: field.enum };
 }
 
-function describe(field: CompiledField): string | undefined {
+function describe(app: CompiledApp, field: CompiledField): string | undefined {
   const notes: string[] = [];
-  if (field.relation) notes.push(field.many ? 'To-many relationship.' : 'To-one relationship.');
+  if (field.relation) {
+    // The target is named here too: a required to-one's schema is the bare id, which says only "uuid".
+    const target = app.modelsById.get(field.relation.targetModelId)?.name;
+    const kind = field.many ? 'To-many relationship' : 'To-one relationship';
+    notes.push(target ? `${kind} to ${target}: ${field.many ? 'ids' : 'the id'} of ${field.many ? `${target} records` : withArticle(target)}.` : `${kind}.`);
+  }
   if (field.computed !== undefined) notes.push(`Computed (read-only): \`${field.computed}\`.`);
   if (field.defaultExpression !== undefined) notes.push(`On create, ${describeDefaultExpression(field.defaultExpression)} when left out.`);
   if (field.accessControl.rules.length > 0) notes.push('Field access rules apply: the field may be hidden on read and refused on write.');
@@ -101,7 +113,7 @@ export function fieldSchema(app: CompiledApp, field: CompiledField, relationForm
     // An optional to-one value is null when unset; on write null clears it.
     if (!field.required) schema = orNull(schema);
   }
-  const description = describe(field);
+  const description = describe(app, field);
   if (description) schema.description = description;
   if (field.defaultValue !== undefined && forWrite) schema.default = field.defaultValue;
   return schema;

@@ -3,6 +3,7 @@
 // with the forms built from its OpenAPI document.
 import { useState } from 'preact/hooks';
 import { Field, html, Loading, Problem, Table, useAction, useLoad } from '../ui.js';
+import { displayFieldOf, RelationPicker, relatedText, relationsOf } from './relation-picker.js';
 
 /** The version's resources: each collection path with its create and update schemas. */
 function resourcesOf(doc) {
@@ -11,10 +12,13 @@ function resourcesOf(doc) {
   const out = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!/^\/[A-Za-z0-9_]+$/.test(path) || !item.get || !item.post) continue;
-    const create = deref(item.post.requestBody?.content?.['application/json']?.schema);
+    const createSchema = item.post.requestBody?.content?.['application/json']?.schema;
+    const create = deref(createSchema);
+    // `#/components/schemas/AlbumCreate`: the collection's records are Albums
+    const model = createSchema?.$ref ? createSchema.$ref.split('/').pop().replace(/Create$/, '') : undefined;
     const update = deref(doc.paths[`${path}/{id}`]?.patch?.requestBody?.content?.['application/json']?.schema);
     if (!create?.properties) continue;
-    out.push({ resource: path.slice(1), create, update: update ?? create });
+    out.push({ resource: path.slice(1), model, create, update: update ?? create });
   }
   return out;
 }
@@ -43,8 +47,8 @@ function fromInput(text, kind) {
   return text;
 }
 
-function RecordForm({ schema, record, label, onSubmit, busy, error }) {
-  const fields = Object.entries(schema.properties).map(([name, s]) => ({ name, ...kindOf(s) }));
+function RecordForm({ api, apiUrl, relations = {}, schema, record, label, onSubmit, busy, error }) {
+  const fields = Object.entries(schema.properties).map(([name, s]) => (relations[name] && !relations[name].many ? { name, kind: 'relation' } : { name, ...kindOf(s) }));
   const [values, setValues] = useState(() => Object.fromEntries(fields.map((f) => [f.name, toInput(record?.[f.name] && typeof record[f.name] === 'object' && record[f.name].id ? record[f.name].id : record?.[f.name], f.kind)])));
   function submit(event) {
     event.preventDefault();
@@ -57,8 +61,12 @@ function RecordForm({ schema, record, label, onSubmit, busy, error }) {
   }
   const errorsAt = (name) => (error?.problem?.errors ?? []).filter((e) => e.path === `/${name}` || String(e.path).startsWith(`/${name}/`)).map((e) => e.message);
   return html`<form class="card record-form" onSubmit=${submit} aria-label=${label}>
-    ${fields.map(
-      (f) => html`<${Field} label=${f.name} name=${f.name} value=${values[f.name]} options=${f.kind === 'enum' ? f.options : undefined}
+    ${fields.map((f) =>
+      f.kind === 'relation'
+        ? html`<${RelationPicker} api=${api} apiUrl=${apiUrl} name=${f.name} relation=${relations[f.name]} value=${values[f.name]}
+            initialText=${record?.[f.name] ? relatedText(record[f.name], relations[f.name]) : ''} errors=${errorsAt(f.name)}
+            onInput=${(v) => setValues((old) => ({ ...old, [f.name]: v }))} />`
+        : html`<${Field} label=${f.name} name=${f.name} value=${values[f.name]} options=${f.kind === 'enum' ? f.options : undefined}
         type=${f.kind === 'boolean' ? 'checkbox' : f.kind === 'number' ? 'number' : 'text'} errors=${errorsAt(f.name)}
         onInput=${(v) => setValues({ ...values, [f.name]: v })} />`,
     )}
@@ -67,7 +75,21 @@ function RecordForm({ schema, record, label, onSubmit, busy, error }) {
   </form>`;
 }
 
-function Browser({ api, apiUrl, resource, readOnly }) {
+/** Filter and sort examples written for this collection: its display field, its first number or date. */
+function hintsOf(app, resource) {
+  const model = app.scode.models.find((m) => m.name.replace(/[^A-Za-z0-9_]+/g, '_') === resource.model);
+  if (!model) return { filter: 'record.name == "…"', sort: '-createdAt' };
+  const display = displayFieldOf(model);
+  const ordered = model.fields.find((f) => f.max === 1 && ['p_NUMBER', 'p_DATE', 'p_DATE_TIME'].includes(f.to));
+  return {
+    filter: display === 'id' ? 'record.createdAt > timestamp("2024-01-01T00:00:00Z")' : `record.${display}.contains("…")`,
+    sort: [ordered ? `-${ordered.name}` : '-createdAt', display === 'id' ? null : display].filter(Boolean).join(','),
+  };
+}
+
+function Browser({ api, app, apiUrl, resource, resources, readOnly }) {
+  const relations = relationsOf(app, resources, resource.model);
+  const hints = hintsOf(app, resource);
   const [filter, setFilter] = useState('');
   const [sort, setSort] = useState('');
   const [query, setQuery] = useState({ filter: '', sort: '', offset: 0 });
@@ -82,7 +104,8 @@ function Browser({ api, apiUrl, resource, readOnly }) {
   const save = useAction();
   const remove = useAction();
   const columns = ['id', ...Object.keys(resource.create.properties)];
-  const show = (v) => (v === null || v === undefined ? '—' : typeof v === 'object' ? (v.id ?? JSON.stringify(v)) : String(v));
+  const show = (v, column) =>
+    relations[column] ? relatedText(v, relations[column]) : v === null || v === undefined ? '—' : typeof v === 'object' ? (v.id ?? JSON.stringify(v)) : String(v);
 
   async function create(body) {
     if (await save.run(() => api.app('POST', apiUrl, `/${resource.resource}`, body))) {
@@ -104,12 +127,12 @@ function Browser({ api, apiUrl, resource, readOnly }) {
 
   const total = page.data?.total ?? 0;
   return html`<form class="inline" aria-label="Filter and sort" onSubmit=${(e) => { e.preventDefault(); setQuery({ filter, sort, offset: 0 }); }}>
-      <${Field} label="Filter (CEL over record)" name="filter" value=${filter} onInput=${setFilter} placeholder="record.status == 'open'" />
-      <${Field} label="Sort" name="sort" value=${sort} onInput=${setSort} placeholder="-deadline,title" />
+      <${Field} label="Filter (CEL over record)" name="filter" value=${filter} onInput=${setFilter} placeholder=${hints.filter} />
+      <${Field} label="Sort" name="sort" value=${sort} onInput=${setSort} placeholder=${hints.sort} />
       <button type="submit">Apply</button>
     </form>
     ${readOnly ? null : html`<p><button type="button" onClick=${() => { save.setError(undefined); setCreating(!creating); }} aria-expanded=${creating}>New record</button></p>`}
-    ${creating ? html`<${RecordForm} schema=${resource.create} label="Create the record" onSubmit=${create} busy=${save.busy} error=${save.error} />` : null}
+    ${creating ? html`<${RecordForm} api=${api} apiUrl=${apiUrl} relations=${relations} schema=${resource.create} label="Create the record" onSubmit=${create} busy=${save.busy} error=${save.error} />` : null}
     <${Problem} error=${page.error ?? remove.error} />
     ${page.loading && !page.data
       ? html`<${Loading} />`
@@ -117,7 +140,7 @@ function Browser({ api, apiUrl, resource, readOnly }) {
           caption=${`${resource.resource}: ${total} records`}
           head=${[...columns, '']}
           rows=${(page.data?.items ?? []).map((r) => [
-            ...columns.map((c) => show(r[c])),
+            ...columns.map((c) => show(r[c], c)),
             readOnly
               ? ''
               : html`<span class="row-actions"><button type="button" class="small" onClick=${() => { save.setError(undefined); setEditing(r); }}>Edit</button>
@@ -130,7 +153,7 @@ function Browser({ api, apiUrl, resource, readOnly }) {
       <span>${total === 0 ? 0 : query.offset + 1}–${Math.min(total, query.offset + 20)} of ${total}</span>
       <button type="button" class="small" disabled=${query.offset + 20 >= total} onClick=${() => setQuery({ ...query, offset: query.offset + 20 })}>Next</button>
     </nav>
-    ${editing ? html`<${RecordForm} key=${editing.id} schema=${resource.update} record=${editing} label=${`Save ${editing.id}`} onSubmit=${update} busy=${save.busy} error=${save.error} />` : null}`;
+    ${editing ? html`<${RecordForm} key=${editing.id} api=${api} apiUrl=${apiUrl} relations=${relations} schema=${resource.update} record=${editing} label=${`Save ${editing.id}`} onSubmit=${update} busy=${save.busy} error=${save.error} />` : null}`;
 }
 
 export function Data({ api, app, readOnly }) {
@@ -148,5 +171,5 @@ export function Data({ api, app, readOnly }) {
       ${resources.length > 0 ? html`<${Field} label="Collection" name="collection" value=${resource?.resource} options=${resources.map((r) => r.resource)} onInput=${setChosen} />` : null}
     </div>
     <${Problem} error=${doc.error} />
-    ${doc.loading && !doc.data ? html`<${Loading} />` : resource ? html`<${Browser} key=${`${deployment.apiUrl}/${resource.resource}`} api=${api} apiUrl=${deployment.apiUrl} resource=${resource} readOnly=${readOnly} />` : null}`;
+    ${doc.loading && !doc.data ? html`<${Loading} />` : resource ? html`<${Browser} key=${`${deployment.apiUrl}/${resource.resource}`} api=${api} app=${app} apiUrl=${deployment.apiUrl} resource=${resource} resources=${resources} readOnly=${readOnly} />` : null}`;
 }

@@ -4,11 +4,11 @@ import { useState } from 'preact/hooks';
 import { Field, html, messagesAt, Problem, useAction } from '../ui.js';
 import { AdviceList, MatrixTable, Templates, TryAs, useAccess } from './app-access.js';
 import { UniqueIndexes } from './model-indexes.js';
-
-const PRIMITIVES = ['p_TEXT', 'p_NUMBER', 'p_BOOLEAN', 'p_DATE', 'p_DATE_TIME', 'p_TIME', 'p_STAR_RATING', 'p_LINK', 'p_IMAGE', 'p_VIDEO', 'p_FILE', 'p_PHONE_NUMBER', 'p_ADDRESS', 'p_CURRENCY_AMOUNT'];
+import { ModelsOverview } from './models-overview.js';
+import { TYPE_LABELS } from '../types.js';
 
 function typeOptions(app) {
-  return [...PRIMITIVES, ...app.scode.models.map((m) => ({ value: m.id, label: `→ ${m.name}` }))];
+  return [...Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label })), ...app.scode.models.map((m) => ({ value: m.id, label: `→ ${m.name}` }))];
 }
 
 /** The messages of `error` about one member of a field, whatever the prefix of their paths. */
@@ -67,16 +67,20 @@ function NewField({ api, app, model, onChange }) {
   </form>`;
 }
 
+/** The overview of every model, and below it the editor of the one picked there (the first at first). */
 export function Models({ api, app, readOnly, onChange }) {
+  const [picked, setPicked] = useState(null);
+  const model = app.scode.models.find((m) => m.id === picked) ?? app.scode.models[0];
   return html`<h2>Models</h2>
-    ${app.scode.models.map(
-      (model) => html`<section class="card model" aria-label=${`Model ${model.name}`}>
-        <h3>${model.name} ${model.id === app.scode.userModelId ? html`<span class="tag">users</span>` : null}</h3>
-        ${model.fields.map((field) => html`<${FieldRow} key=${`${field.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} field=${field} readOnly=${readOnly} onChange=${onChange} />`)}
-        ${readOnly ? null : html`<${NewField} api=${api} app=${app} model=${model} onChange=${onChange} />`}
-        <${UniqueIndexes} key=${`${model.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} readOnly=${readOnly} onChange=${onChange} />
-      </section>`,
-    )}`;
+    <${ModelsOverview} app=${app} current=${model?.id} onPick=${setPicked} />
+    ${model
+      ? html`<section class="card model" id="model-editor" tabindex="-1" aria-label=${`Model ${model.name}`}>
+          <h3>${model.name} ${model.id === app.scode.userModelId ? html`<span class="tag">users</span>` : null}</h3>
+          ${model.fields.map((field) => html`<${FieldRow} key=${`${field.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} field=${field} readOnly=${readOnly} onChange=${onChange} />`)}
+          ${readOnly ? null : html`<${NewField} key=${model.id} api=${api} app=${app} model=${model} onChange=${onChange} />`}
+          <${UniqueIndexes} key=${`${model.id}@${app.serverVersion}`} api=${api} app=${app} model=${model} readOnly=${readOnly} onChange=${onChange} />
+        </section>`
+      : html`<p class="empty">No models yet.</p>`}`;
 }
 
 function RuleEditor({ api, app, model, matrix, readOnly, onChange }) {

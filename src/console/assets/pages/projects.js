@@ -35,10 +35,10 @@ export function Projects({ api, readOnly }) {
       ? html`<${Loading} />`
       : html`<${Table}
           caption=${`${projects.data?.metadata?.total ?? 0} projects`}
-          head=${['Name', 'Components', '']}
+          head=${['Name', 'Created', '']}
           rows=${(projects.data?.items ?? []).map((p) => [
             html`<a href=${`#/projects/${p.id}`}>${p.name}</a>`,
-            (p.components ?? []).join(', ') || '—',
+            p.createdAt ? new Date(p.createdAt).toLocaleDateString() : '',
             readOnly ? '' : html`<button type="button" class="danger small" onClick=${() => drop(p)} aria-label=${`Delete project ${p.name}`}>Delete</button>`,
           ])}
           empty="No projects yet: create one above."

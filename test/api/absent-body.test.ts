@@ -1,0 +1,32 @@
+// A write sent without a body (`curl -X POST …/publish`, as docs/getting-started.md shows it): a
+// route whose body members are all optional takes it as `{}`; one that needs members answers 400
+// saying a JSON body is missing and naming them, not the validator's "must be object".
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableDrivers } from '../support/databases.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
+
+describe.each(await availableDrivers())('a write without a body (%s)', (driver) => {
+  let t: TestPlatform;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    t = await startTestPlatform(driver);
+    tenant = await createTenant(t, 'No body');
+  }, 300_000);
+  afterAll(() => t?.close());
+
+  it('publishes the current version when the body, all optional, is left out', async () => {
+    const app = await createTodoApp(tenant);
+    const reply = await tenant.api.request<{ status: { deployments: Array<{ serverVersion: string }> } }>('POST', `/v1/applications/${app.id}/publish`);
+    expect(reply.status, reply.text).toBe(202);
+    expect(reply.body.status.deployments.map((d) => d.serverVersion)).toContain(app.serverVersion);
+  }, 120_000);
+
+  it('says that a JSON body is missing, naming its required members, where the route needs them', async () => {
+    const reply = await tenant.api.request<{ detail: string; errors: Array<{ path: string; message: string }> }>('POST', '/v1/projects');
+    expect(reply.status).toBe(400);
+    expect(reply.headers.get('content-type')).toContain('application/problem+json');
+    expect(reply.body.detail).toMatch(/no body: send a JSON object .*`name`/);
+    expect(reply.body.errors).toEqual([{ path: '/', message: 'a JSON body is missing' }]);
+  });
+});
