@@ -89,6 +89,7 @@ export function planDomain(models: MergedModel[], userModel: string | null): Pla
   for (const group of groups.values()) {
     if (group.length === 1) continue;
     for (const link of group) stated.add(link);
+    relaxRequiredCycle(group, warnings);
   }
 
   const fields = new Map<string, DomainField[]>(kept.map((m) => [m.name, []]));
@@ -136,4 +137,26 @@ export function planDomain(models: MergedModel[], userModel: string | null): Pla
 
   const domain: DomainModels = kept.map((m) => ({ name: m.name, fields: fields.get(m.name)!, requirements: [], isUserModel: m.name === userModel }));
   return { models: domain, sources, declared, warnings, pairs };
+}
+
+/**
+ * Two models whose required to-one relationships point at each other (`Staff.store`, `Store.manager`):
+ * neither record could be created first. The one not named after its target is made optional (a
+ * data import sets it in its second pass, once both records exist), said in a warning.
+ */
+function relaxRequiredCycle(group: Link[], warnings: SpecWarning[]): void {
+  const required = group.filter((l) => !l.manyToMany && !l.field.many && l.field.required && l.from !== l.to);
+  const forth = required.filter((l) => l.from === required[0]?.from);
+  const back = required.filter((l) => l.from !== required[0]?.from);
+  if (forth.length === 0 || back.length === 0) return;
+  const namedForTarget = (links: Link[]) => links.some((l) => l.field.name === toOneName(l.to));
+  const relaxed = namedForTarget(forth) && !namedForTarget(back) ? back : forth;
+  const kept = relaxed === forth ? back : forth;
+  for (const link of relaxed) {
+    link.field = { ...link.field, required: false };
+    warnings.push({
+      ...link.field.source,
+      message: `${link.from}.${link.field.name} and ${kept.map((l) => `${l.from}.${l.field.name}`).join(', ')} each require a record of the other model, so neither could be created first: ${link.from}.${link.field.name} is optional (a data import sets it once both records exist).`,
+    });
+  }
 }

@@ -147,7 +147,10 @@ describe('building a specification from drafts', () => {
     expect(partnerOf(def, 'Staff', 'store')).toBe('staffMembers');
     expect(field(def, 'Store', 'staffMembers').max).toBeNull();
     // Store.manager points back the other way: kept, with its own partner, both pairs stated by id.
-    expect(field(def, 'Store', 'managerStaff')).toMatchObject({ to: model(def, 'Staff').id, max: 1, min: 1, relationshipOwner: false });
+    // Both required, each of the other: the one not named after its target is optional, or neither could be created first.
+    expect(field(def, 'Store', 'managerStaff')).toMatchObject({ to: model(def, 'Staff').id, max: 1, min: 0, relationshipOwner: false });
+    expect(field(def, 'Staff', 'store').min).toBe(1);
+    expect(built.warnings.some((w) => /^Store\.managerStaff and Staff\.store each require a record of the other model.*Store\.managerStaff is optional/.test(w.message))).toBe(true);
     expect(partnerOf(def, 'Store', 'managerStaff')).toBe('storesAsManagerStaff');
     expect(field(def, 'Staff', 'store').partner).toBe(field(def, 'Store', 'staffMembers').id);
     // Customer.store without a partner named: Store.customers.
