@@ -1,6 +1,7 @@
 /**
  * Relationships: a field whose `to` is a model id. Its partner is the field of
- * the target model that points back (at most one). Storage (DESIGN §3):
+ * the target model that points back (at most one), or, where several point back,
+ * the one its `partner` member names (or that names it). Storage (DESIGN §3):
  * - one side to-one, with `relationshipOwner: false` (the belongs-to pointer):
  *   a foreign-key column on that side's table;
  * - both sides to-many (`max` null or > 1): a join table;
@@ -34,12 +35,19 @@ export function modelOfField(def: WithModels, fieldId: string): Model | undefine
   return def.models.find((m) => m.fields.some((f) => f.id === fieldId));
 }
 
-/** Every field of the target model pointing back at `model` (the field itself excluded). */
+/**
+ * The fields of the target model that may be the partner of `field`: the one its `partner` names;
+ * else one that names it as its own partner; else every field pointing back at `model` (the field
+ * itself excluded) that names no partner of its own.
+ */
 export function partnerCandidates(def: WithModels, model: Model, field: Field): Field[] {
   if (!isRelationship(field)) return [];
   const target = findModel(def, field.to);
   if (!target) return [];
-  return target.fields.filter((f) => f.id !== field.id && f.to === model.id);
+  const back = target.fields.filter((f) => f.id !== field.id && f.to === model.id);
+  if (field.partner !== undefined) return back.filter((f) => f.id === field.partner);
+  const naming = back.filter((f) => f.partner === field.id);
+  return naming.length > 0 ? naming : back.filter((f) => f.partner === undefined);
 }
 
 /** The partner of a relationship field, or undefined (no partner, or not a relationship). */

@@ -127,6 +127,13 @@ export const FieldSchema = Type.Object({
   enum: Type.Optional(List(EnumValueSchema)),
   /** Accepted on create and update, never returned (a password or key a client sends). */
   writeOnly: Type.Optional(Type.Boolean()),
+  /**
+   * For a relationship: the id of its partner, the field of the target model pointing back. Needed
+   * only where two models have several relationships between them (`Flight.origin` and
+   * `Flight.destination` to `Airport`, each with its own inverse); without it the partner is the
+   * one field pointing back.
+   */
+  partner: Type.Optional(FieldIdSchema),
 });
 
 /** An index over stored fields of the model, by field id (a rename keeps it); `unique` refuses duplicates. */

@@ -281,15 +281,24 @@ export class PlanBuilder {
 
 /**
  * The tables in an order where each comes after those it points at, where it can: a cycle is
- * broken at the first table of the document's order, and its later references are set in a
- * second pass (writer.ts).
+ * broken at a table whose references to the tables still to come are all optional (`Store.manager`
+ * beside a required `Staff.store`), else at the first table of the document's order; its later
+ * references are set in a second pass (writer.ts).
  */
 export function dependencyOrder(tables: string[], plans: Map<string, TablePlan>): string[] {
   const remaining = new Set(tables);
   const order: string[] = [];
+  const optionalOnly = (table: string) => {
+    const plan = plans.get(table);
+    if (!plan) return false;
+    const refs = [...plan.bindings.values()].filter((b): b is Extract<Binding, { kind: 'ref' }> => b.kind === 'ref');
+    return [...plan.dependsOn]
+      .filter((d) => remaining.has(d))
+      .every((d) => refs.some((b) => b.target === d) && refs.every((b) => b.target !== d || !b.field.required));
+  };
   while (remaining.size > 0) {
     const ready = [...remaining].find((t) => [...(plans.get(t)?.dependsOn ?? [])].every((d) => !remaining.has(d)));
-    const next = ready ?? [...remaining][0]!;
+    const next = ready ?? [...remaining].find(optionalOnly) ?? [...remaining][0]!;
     order.push(next);
     remaining.delete(next);
   }

@@ -5,7 +5,7 @@
  */
 import { defaultExpression, literalDefault } from '../definition/default-value.ts';
 import { resourceName } from '../definition/naming.ts';
-import { findModel, isRelationship, isToMany } from '../definition/relationships.ts';
+import { findModel, isRelationship, isToMany, partnerCandidates } from '../definition/relationships.ts';
 import { isPrimitiveType, type AppDefinition, type EnumValue, type Field, type Model, type PrimitiveType } from '../definition/schema.ts';
 
 export interface RelationInfo {
@@ -113,7 +113,8 @@ function describeField(definition: AppDefinition, model: Model, field: Field): A
   let jsonType = primitive ? JSON_TYPES[primitive] : 'unknown';
   if (isRelationship(field)) {
     const target = findModel(definition, field.to);
-    const partner = target?.fields.find((f) => f.id !== field.id && f.to === model.id);
+    const candidates = partnerCandidates(definition, model, field);
+    const partner = candidates.length === 1 ? candidates[0] : undefined;
     const targetName = target?.name ?? field.to;
     relation = { modelId: field.to, modelName: targetName, resource: resourceName(targetName), ...(partner ? { partner: partner.name } : {}) };
     jsonType = `${targetName} (relationship: id on write, expanded record on read)`;

@@ -89,7 +89,7 @@ export class SpecificationService {
   async create(
     customerId: string,
     projectId: string,
-    input: { attachmentIds: string[]; name?: string; instructions?: string; access?: AccessMode },
+    input: { attachmentIds: string[]; name?: string; instructions?: string; access?: AccessMode; force?: boolean },
   ): Promise<{ id: string; status: 'queued'; jobId: string }> {
     await this.attachments.checkProject(customerId, projectId);
     const { found, missing } = await this.attachments.find(customerId, projectId, input.attachmentIds);
@@ -102,7 +102,7 @@ export class SpecificationService {
     const name = input.name?.trim() || found.map((a) => a.name).join(', ').slice(0, 200) || 'Specification';
     const id = uuidv7();
     const job = await this.db.kysely.transaction().execute(async (trx) => {
-      const created = await this.jobs.create({ customerId, projectId, applicationId: null, jobType: 'specification_generation', metadata: { specificationId: id, access: input.access ?? DEFAULT_ACCESS_MODE } }, trx);
+      const created = await this.jobs.create({ customerId, projectId, applicationId: null, jobType: 'specification_generation', metadata: { specificationId: id, access: input.access ?? DEFAULT_ACCESS_MODE, force: input.force === true } }, trx);
       await specificationsKysely(trx)
         .insertInto('appbuilder.specifications')
         .values({
@@ -184,7 +184,7 @@ export class SpecificationService {
       // The access asked for at creation (kept with the job); a job queued before it existed: the default.
       const asked = job.metadata.access;
       const access = ACCESS_MODES.find((mode) => mode === asked) ?? DEFAULT_ACCESS_MODE;
-      const built = await this.sandbox.build(row.name, attachments, { access });
+      const built = await this.sandbox.build(row.name, attachments, { access, force: job.metadata.force === true });
       const warnings = [...gone.map((g) => ({ attachmentId: g, message: `The attachment ${g} was deleted before the specification was built.` })), ...built.warnings];
       await this.updateOf(id)
         .set({

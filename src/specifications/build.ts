@@ -12,7 +12,7 @@ import type { AppDefinition, Requirement } from '../definition/schema.ts';
 import { extractorFor } from './extractors/index.ts';
 import { ExtractionError, type AttachmentKind, type Draft, type Extractor } from './extractors/types.ts';
 import { mergeDrafts, type Merged, type Source, type SourcedDraft, type SpecWarning } from './merge.ts';
-import { planDomain } from './domain.ts';
+import { planDomain, type StatedPair } from './domain.ts';
 import { addUserModel, settle, type SourceOf } from './settle.ts';
 import { freeName, slug } from './names.ts';
 import { chooseUserModel } from './user-model.ts';
@@ -51,6 +51,8 @@ export interface BuiltSpecification {
 /** Choices made when building: who may do what in the app (access-proposal.ts). */
 export interface BuildOptions {
   access?: AccessMode;
+  /** Leave out the parts of a document that cannot be read, each in a warning, instead of failing it (ExtractorInput.force). */
+  force?: boolean;
 }
 
 function requirementsOf(merged: Merged, sourceOf: SourceOf): Requirement[] {
@@ -99,6 +101,7 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
     models: [],
   };
   const def = generateModelsFromDomainModel(skeleton);
+  pairById(def, planned.pairs);
   for (const model of def.models) {
     const fieldSources = planned.sources.get(model.name);
     const declared = planned.declared.get(model.name);
@@ -145,6 +148,18 @@ export function buildFromDrafts(name: string, drafts: SourcedDraft[], extraWarni
   warnings.push(...proposeEndUserAccess(def, options.access ?? DEFAULT_ACCESS_MODE, sourceOf));
   const provenance = provenanceOf(def, sourceOf);
   return { content: def, provenance, warnings: pointed(warnings, provenance), summary: summaryOf(def, drafts.length, warnings.length) };
+}
+
+/** Several relationships between two models: each field and its partner name each other by id. */
+function pairById(def: AppDefinition, pairs: StatedPair[]): void {
+  const fieldOf = (model: string, field: string) => def.models.find((m) => m.name === model)?.fields.find((f) => f.name === field);
+  for (const pair of pairs) {
+    const field = fieldOf(pair.model, pair.field);
+    const partner = fieldOf(pair.target, pair.partner);
+    if (!field || !partner) continue;
+    field.partner = partner.id;
+    partner.partner = field.id;
+  }
 }
 
 /** Each produced element's JSON pointer → its source. */
@@ -229,7 +244,7 @@ export async function buildSpecification(
     }
     onStage({ attachment: { id: attachment.id, name: attachment.name, kind: attachment.kind } });
     try {
-      const draft = await extract({ attachmentId: attachment.id, name: attachment.name, kind: attachment.kind, bytes: attachment.bytes });
+      const draft = await extract({ attachmentId: attachment.id, name: attachment.name, kind: attachment.kind, bytes: attachment.bytes, force: options.force === true });
       checkDraftSize(draft, 'the document describes');
       dropOversizeModels(draft);
       drafts.push({ attachmentId: attachment.id, name: attachment.name, draft });

@@ -6,9 +6,10 @@
  * - A join table (`joinOf`) becomes a many-to-many between its two models and is left out.
  * - A single relationship between two models gets its partner on the other side: the name the
  *   document gives, else `films` (for a to-one `Film.language`) or `pet` (for a to-many `Pet.tags`).
- * - Several relationships between the same two models: the definition allows a field only one
- *   partner, so they stay one-way pointers without partners, all in one direction; those in the
- *   other direction are left out with a warning.
+ * - Several relationships between the same two models (`Flight.origin` and `Flight.destination`
+ *   to `Airport`, or `Staff.store` and `Store.manager`): each gets its own partner, named by the
+ *   document or after the field (`flightsAsOrigin`), and the pairs are stated by id (`partner`),
+ *   said in a warning.
  */
 import type { DomainModel, RELATIONSHIP_TYPES } from '../definition/schema.ts';
 import type { MergedField, MergedModel, Source, SpecWarning } from './merge.ts';
@@ -33,6 +34,22 @@ export interface PlannedDomain {
   /** Per model name: the merged field behind each declared field (min, enum, defaultValue come from it). */
   declared: Map<string, Map<string, MergedField>>;
   warnings: SpecWarning[];
+  /** Relationships between two models joined by several: each with its partner, to be paired by id. */
+  pairs: StatedPair[];
+}
+
+/** `model.field` and its partner `target.partner`, by name. */
+export interface StatedPair {
+  model: string;
+  field: string;
+  target: string;
+  partner: string;
+}
+
+/** The partner of one of several relationships between two models: `Flight.origin` → `flightsAsOrigin`. */
+function statedPartnerName(from: string, field: string, many: boolean): string {
+  const base = many ? toManyName(from) : toOneName(from);
+  return `${base}As${field[0]!.toUpperCase()}${field.slice(1)}`;
 }
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
@@ -61,35 +78,18 @@ export function planDomain(models: MergedModel[], userModel: string | null): Pla
     }
   }
 
-  // Links by the pair of models they join; several in one pair keep one direction and no partners.
+  // Links by the pair of models they join. One link alone gets its partner from generate.ts (the one
+  // field pointing back); several in one pair each get their own, paired by explicit ids (`pairs`).
   const groups = new Map<string, Link[]>();
   for (const link of links) {
     const key = pairKey(link.from, link.to);
     groups.set(key, [...(groups.get(key) ?? []), link]);
   }
-  const withPartner = new Set<Link>();
-  const dropped = new Set<Link>();
+  const stated = new Set<Link>();
   for (const group of groups.values()) {
-    if (group.length === 1) {
-      withPartner.add(group[0]);
-      continue;
-    }
-    const directions = new Map<string, Link[]>();
-    for (const link of group) directions.set(link.from, [...(directions.get(link.from) ?? []), link]);
-    // The direction with most links; on a tie the one whose field is named after its target (`Staff.store`).
-    const ranked = [...directions.values()].sort(
-      (x, y) => y.length - x.length || Number(y.some((l) => l.field.name === toOneName(l.to))) - Number(x.some((l) => l.field.name === toOneName(l.to))),
-    );
-    for (const other of ranked.slice(1)) {
-      for (const link of other) {
-        dropped.add(link);
-        warnings.push({
-          ...link.field.source,
-          message: `${link.from}.${link.field.name} is left out: ${link.to} already points at ${link.from} (${ranked[0].map((l) => `${l.to === link.from ? l.from : l.to}.${l.field.name}`).join(', ')}), and a definition cannot hold relationships both ways between two models without pairing them.`,
-        });
-      }
-    }
-    if (ranked[0].length === 1) withPartner.add(ranked[0][0]);
+    if (group.length === 1) continue;
+    for (const link of group) stated.add(link);
+    relaxRequiredCycle(group, warnings);
   }
 
   const fields = new Map<string, DomainField[]>(kept.map((m) => [m.name, []]));
@@ -108,20 +108,55 @@ export function planDomain(models: MergedModel[], userModel: string | null): Pla
       add(model.name, { name: field.name, type: `${field.type}${field.many ? '[]' : ''}` }, field.source, field);
     }
   }
-  for (const link of links) {
-    if (dropped.has(link)) continue;
+  const pairs: StatedPair[] = [];
+  // Declared relationships first, so a partner's name never takes a name the document gives a field.
+  const names = links.map((link) => freeName(link.field.name, taken.get(link.from)!));
+  links.forEach((link, i) => {
     const { from, to, field } = link;
+    const name = names[i]!;
     const type: RelationshipType = link.manyToMany ? 'manyToMany' : field.many ? 'hasMany' : 'belongsToOne';
-    const name = freeName(field.name, taken.get(from)!);
     add(from, { name, type: `${to}${field.many ? '[]' : ''}`, relationshipType: type }, field.source, { ...field, name });
-    if (!withPartner.has(link)) continue;
     const partnerType: RelationshipType = link.manyToMany ? 'manyToMany' : field.many ? 'belongsToOne' : 'hasMany';
     const partnerMany = partnerType !== 'belongsToOne';
-    const wanted = field.partner ?? (partnerMany ? toManyName(from) : toOneName(from));
+    const wanted = stated.has(link) ? (field.partner ?? statedPartnerName(from, name, partnerMany)) : (field.partner ?? (partnerMany ? toManyName(from) : toOneName(from)));
     const partner = freeName(from === to && wanted === name ? `${wanted}Of` : wanted, taken.get(to)!);
     add(to, { name: partner, type: `${from}${partnerMany ? '[]' : ''}`, relationshipType: partnerType }, field.source);
+    if (stated.has(link)) pairs.push({ model: from, field: name, target: to, partner });
+  });
+  if (pairs.length > 0) {
+    const byModels = new Map<string, StatedPair[]>();
+    for (const pair of pairs) byModels.set(pairKey(pair.model, pair.target), [...(byModels.get(pairKey(pair.model, pair.target)) ?? []), pair]);
+    for (const group of byModels.values()) {
+      const first = links.find((l) => l.from === group[0]!.model && names[links.indexOf(l)] === group[0]!.field)!;
+      warnings.push({
+        ...first.field.source,
+        message: `${group.length} relationships join ${group[0]!.model} and ${group[0]!.target}: each has its own partner, paired by id (${group.map((p) => `${p.model}.${p.field} ↔ ${p.target}.${p.partner}`).join(', ')}).`,
+      });
+    }
   }
 
   const domain: DomainModels = kept.map((m) => ({ name: m.name, fields: fields.get(m.name)!, requirements: [], isUserModel: m.name === userModel }));
-  return { models: domain, sources, declared, warnings };
+  return { models: domain, sources, declared, warnings, pairs };
+}
+
+/**
+ * Two models whose required to-one relationships point at each other (`Staff.store`, `Store.manager`):
+ * neither record could be created first. The one not named after its target is made optional (a
+ * data import sets it in its second pass, once both records exist), said in a warning.
+ */
+function relaxRequiredCycle(group: Link[], warnings: SpecWarning[]): void {
+  const required = group.filter((l) => !l.manyToMany && !l.field.many && l.field.required && l.from !== l.to);
+  const forth = required.filter((l) => l.from === required[0]?.from);
+  const back = required.filter((l) => l.from !== required[0]?.from);
+  if (forth.length === 0 || back.length === 0) return;
+  const namedForTarget = (links: Link[]) => links.some((l) => l.field.name === toOneName(l.to));
+  const relaxed = namedForTarget(forth) && !namedForTarget(back) ? back : forth;
+  const kept = relaxed === forth ? back : forth;
+  for (const link of relaxed) {
+    link.field = { ...link.field, required: false };
+    warnings.push({
+      ...link.field.source,
+      message: `${link.from}.${link.field.name} and ${kept.map((l) => `${l.from}.${l.field.name}`).join(', ')} each require a record of the other model, so neither could be created first: ${link.from}.${link.field.name} is optional (a data import sets it once both records exist).`,
+    });
+  }
 }

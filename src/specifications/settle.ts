@@ -122,6 +122,8 @@ function removalFor(def: AppDefinition, problem: ProblemDetail, sourceOf: Source
 
 function removeField(def: AppDefinition, model: Model, field: Field): void {
   model.fields = model.fields.filter((f) => f !== field);
+  // A partner that named it by id names nothing now: it stays, a one-way pointer.
+  for (const other of def.models) for (const f of other.fields) if (f.partner === field.id) delete f.partner;
   const domain = def.domainModel?.models.find((m) => m.name === model.name);
   if (domain) domain.fields = domain.fields.filter((f) => f.name !== field.name);
 }

@@ -66,3 +66,44 @@ describe('relationship helpers on the to-do example', () => {
     expect(() => findPartner(two, two.models[1], two.models[1].fields[2])).toThrow(Problem);
   });
 });
+
+describe('several relationships between two models, paired by partner ids', () => {
+  const rule = { rules: [] };
+  const edge = (id: string, name: string, to: string, owner: boolean, max: number | null, partner?: string) => ({
+    id: `urn:svc:edge:${id}`, name, relationshipOwner: owner, min: 0, max, to, accessControl: rule, ...(partner ? { partner: `urn:svc:edge:${partner}` } : {}),
+  });
+  const flights = (destinationPartner = 'airport-arrivals') => ({
+    models: [
+      { id: 'urn:svc:model:flight', name: 'Flight', referenceRequirements: [], accessControl: rule, fields: [
+        edge('flight-origin', 'origin', 'urn:svc:model:airport', false, 1, 'airport-departures'),
+        edge('flight-destination', 'destination', 'urn:svc:model:airport', false, 1, destinationPartner),
+      ] },
+      { id: 'urn:svc:model:airport', name: 'Airport', referenceRequirements: [], accessControl: rule, fields: [
+        edge('airport-departures', 'departures', 'urn:svc:model:flight', true, null, 'flight-origin'),
+        edge('airport-arrivals', 'arrivals', 'urn:svc:model:flight', true, null),
+      ] },
+    ],
+  });
+
+  it('pairs each field with the partner it names, or that names it, and stores each pair in its own column', () => {
+    const def = flights();
+    const [flight, airport] = def.models;
+    expect(findPartner(def, flight, flight.fields[0])?.name).toBe('departures');
+    expect(findPartner(def, flight, flight.fields[1])?.name).toBe('arrivals');
+    // arrivals names no partner: Flight.destination names it
+    expect(findPartner(def, airport, airport.fields[1])?.name).toBe('destination');
+    expect(relationshipStorage(def, airport, airport.fields[0])).toMatchObject({ kind: 'foreignKey', column: columnNameForField('urn:svc:edge:flight-origin') });
+    expect(relationshipStorage(def, airport, airport.fields[1])).toMatchObject({ kind: 'foreignKey', column: columnNameForField('urn:svc:edge:flight-destination') });
+  });
+
+  it('refuses a partner that is not a field pointing back, or that names another', async () => {
+    const { checkRelationships } = await import('../../src/definition/consistency/relationships.ts');
+    expect(checkRelationships(flights() as never)).toEqual([]);
+    expect(checkRelationships(flights('airport-nowhere') as never)).toEqual([
+      { path: '/models/0/fields/1/partner', message: 'The partner urn:svc:edge:airport-nowhere is not a field of the model urn:svc:model:airport.' },
+    ]);
+    expect(checkRelationships(flights('airport-departures') as never)).toEqual([
+      { path: '/models/0/fields/1/partner', message: 'The partner urn:svc:edge:airport-departures names another partner (urn:svc:edge:flight-origin).' },
+    ]);
+  });
+});

@@ -1,7 +1,8 @@
 // Models wider than one `json_build_object` call takes (50 key-value pairs), over real HTTP on both
 // drivers: a 300-field model and a model with 60 relationships are created, read, listed (also
-// with `fields=`), updated and announced over realtime, members in the definition's order.
+// with `fields=`), updated, exported and announced over realtime, members in the definition's order.
 import { PassThrough } from 'node:stream';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -40,12 +41,17 @@ describe.each(await availableDrivers())('models wider than 50 fields on %s', (dr
     open.push(stream);
     expect(stream.status).toBe(200);
   }, 180_000);
+  const exported = async (query: string) => {
+    const headers = { authorization: `Bearer ${tenant.api.token}`, 'x-svc-api-client': tenant.api.apiKey! };
+    const response = await fetch(`${api.base}/wides/export?${query}`, { headers });
+    return { status: response.status, text: await response.text() };
+  };
   afterAll(async () => {
     for (const s of open) s.close();
     await t?.close();
   });
 
-  it('creates, reads, lists, narrows and updates a 300-field record, members in the definition order', { timeout: 120_000 }, async () => {
+  it('creates, reads, lists, narrows, updates and exports a 300-field record, members in the definition order', { timeout: 120_000 }, async () => {
     const body = wideBody(WIDE);
     const created = await api.post('/wides', body, 'admin');
     expect(created.status, JSON.stringify(created.body).slice(0, 500)).toBe(201);
@@ -79,7 +85,24 @@ describe.each(await availableDrivers())('models wider than 50 fields on %s', (dr
     const updated = await api.patch(`/wides/${id}`, next, 'admin');
     expect(updated.status, JSON.stringify(updated.body).slice(0, 500)).toBe(200);
     expectWide(updated.body, next);
-    expectWide((await api.get(`/wides/${id}`, 'admin')).body, next);
+    const after = (await api.get(`/wides/${id}`, 'admin')).body;
+    expectWide(after, next);
+
+    // Export: NDJSON, the line the same JSON as the read, member order kept; CSV, a header of all 301 members.
+    const filter = encodeURIComponent(`record.id == '${id}'`);
+    const ndjson = await exported(`format=ndjson&filter=${filter}`);
+    expect(ndjson.status).toBe(200);
+    const lines = ndjson.text.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.stringify(JSON.parse(lines[0]))).toBe(JSON.stringify(after));
+    expectWide(JSON.parse(lines[0]) as Rec, next);
+    const csv = await exported(`format=csv&filter=${filter}`);
+    expect(csv.status).toBe(200);
+    const rows = parse(csv.text, { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(1);
+    expect(Object.keys(rows[0])).toEqual(['id', ...names]);
+    const cell = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+    expect(rows[0]).toEqual(Object.fromEntries(['id', ...names].map((n) => [n, cell(after[n])])));
 
     // Realtime: the create and the update, each the record as a read answers it.
     await until(() => stream.changes().filter((c) => c.id === id).length >= 2, 'the wide changes', 20_000);

@@ -132,8 +132,12 @@ describe('building a specification from drafts', () => {
     const language = model(def, 'Language').id;
     expect(field(def, 'Film', 'language')).toMatchObject({ to: language, max: 1, min: 1, relationshipOwner: false });
     expect(field(def, 'Film', 'originalLanguage')).toMatchObject({ to: language, max: 1 });
-    // Two keys to one table: one-way pointers, no partner on Language.
-    expect(model(def, 'Language').fields.filter((f) => f.to === model(def, 'Film').id)).toEqual([]);
+    // Two keys to one table: each with its own partner on Language, paired by id.
+    expect(partnerOf(def, 'Film', 'language')).toBe('filmsAsLanguage');
+    expect(partnerOf(def, 'Film', 'originalLanguage')).toBe('filmsAsOriginalLanguage');
+    expect(field(def, 'Film', 'language').partner).toBe(field(def, 'Language', 'filmsAsLanguage').id);
+    expect(field(def, 'Language', 'filmsAsOriginalLanguage')).toMatchObject({ partner: field(def, 'Film', 'originalLanguage').id, max: null, relationshipOwner: true });
+    expect(built.warnings.some((w) => w.message.includes('Film.language ↔ Language.filmsAsLanguage, Film.originalLanguage ↔ Language.filmsAsOriginalLanguage'))).toBe(true);
     // The join table is gone; Film and Actor list each other.
     expect(def.models.map((m) => m.name)).not.toContain('FilmActor');
     expect(field(def, 'Film', 'actors')).toMatchObject({ to: model(def, 'Actor').id, max: null });
@@ -142,9 +146,13 @@ describe('building a specification from drafts', () => {
     // A named partner is used: staff.store_id → Store.staffMembers.
     expect(partnerOf(def, 'Staff', 'store')).toBe('staffMembers');
     expect(field(def, 'Store', 'staffMembers').max).toBeNull();
-    // Store.manager points back the other way: left out with a warning, as the definition cannot hold both.
-    expect(model(def, 'Store').fields.map((f) => f.name)).not.toContain('manager');
-    expect(built.warnings.some((w) => /Store\.manager/.test(w.message))).toBe(true);
+    // Store.manager points back the other way: kept, with its own partner, both pairs stated by id.
+    // Both required, each of the other: the one not named after its target is optional, or neither could be created first.
+    expect(field(def, 'Store', 'managerStaff')).toMatchObject({ to: model(def, 'Staff').id, max: 1, min: 0, relationshipOwner: false });
+    expect(field(def, 'Staff', 'store').min).toBe(1);
+    expect(built.warnings.some((w) => /^Store\.managerStaff and Staff\.store each require a record of the other model.*Store\.managerStaff is optional/.test(w.message))).toBe(true);
+    expect(partnerOf(def, 'Store', 'managerStaff')).toBe('storesAsManagerStaff');
+    expect(field(def, 'Staff', 'store').partner).toBe(field(def, 'Store', 'staffMembers').id);
     // Customer.store without a partner named: Store.customers.
     expect(partnerOf(def, 'Customer', 'store')).toBe('customers');
     // An array of $ref: to-many, with a to-one partner.

@@ -231,4 +231,24 @@ DELIMITER ;
       { id: 'bad', name: 'broken.sql', kind: 'sql', bytes: sql('CREATE TABLE `a` (`id` INT PRIMARY KEY);\nCREATE TABLE `b` (`x` INT WHATEVER STRANGE THING);\n') },
     ])).rejects.toThrow(/^broken\.sql \(sql\) could not be read: 1 CREATE TABLE statement could not be read as MySQL: line 2/);
   }, 30_000);
+
+  it('with force, leaves out a table that cannot be read, saying which and where, and keeps the rest of a real schema', async () => {
+    // Sakila's schema with its customer table spoilt by one column the grammar cannot read.
+    const text = bytesOf('sakila-mysql-schema.sql').toString('utf8').replace('  active BOOLEAN NOT NULL DEFAULT TRUE,', '  active BOOLEAN WHATEVER STRANGE THING,');
+    const line = text.split('\n').findIndex((l) => l.startsWith('CREATE TABLE customer (')) + 1;
+    await expect(extract('sakila.sql', sql(text))).rejects.toThrow(new RegExp(`could not be read as MySQL: line ${line} \\(CREATE TABLE customer\\)`));
+    const draft = await extractSql({ attachmentId: 'att-1', name: 'sakila.sql', kind: 'sql', bytes: sql(text), force: true });
+    expect(draft.models.map((m) => m.name)).not.toContain('customer');
+    expect(draft.models).toHaveLength(15);
+    expect(draft.warnings).toContainEqual({ locator: `line ${line}`, message: expect.stringMatching(/^CREATE TABLE customer could not be read as MySQL.*: left out, as asked \(force\); a foreign key pointing at it is kept as a plain column$/) });
+    // The keys that pointed at customer are plain columns, each said; every table is a model, a join or left out.
+    expect(field(draft, 'payment', 'customer_id')).toMatchObject({ type: 'p_NUMBER' });
+    expect(field(draft, 'rental', 'customer_id')).toMatchObject({ type: 'p_NUMBER' });
+    expect(messages(draft)).toMatch(/table payment, column customer_id: references customer/);
+    expect(messages(draft)).toMatch(new RegExp(`16 tables in the document: 13 models .*; 2 join tables .*; left out: customer \\(line ${line}: not readable, left out with force\\)`));
+    // beside the data, the specification builds, with the warning passed on
+    const built = await buildSpecification('Sakila', [{ id: 's', name: 'sakila.sql', kind: 'sql', bytes: sql(text) }], undefined, undefined, { force: true });
+    expect(built.content.models.map((m) => m.name)).not.toContain('Customer');
+    expect(built.warnings.some((w) => w.locator === `line ${line}` && /left out, as asked \(force\)/.test(w.message))).toBe(true);
+  }, 30_000);
 });

@@ -100,6 +100,12 @@ export function specificationRoutes(services: Services): FastifyPluginAsyncTypeb
                   'Access proposed for end users: owner (default; sign-up, owners reach their records, reference data public, the rest for signed-in users), private (only administrators), public-read (anyone reads, owners write theirs).',
               }),
             ),
+            force: Type.Optional(
+              Type.Boolean({
+                description:
+                  'Go past a part of a document that cannot be read (a SQL CREATE TABLE, a PDF page) instead of failing the specification: the part is left out and a warning names it with its line or page and the reason. Default false.',
+              }),
+            ),
           }),
           response: {
             202: Type.Object({ id: Uuid, status: Type.Literal('queued'), jobId: Uuid }, { title: 'SpecificationQueued' }),

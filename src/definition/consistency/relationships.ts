@@ -1,7 +1,7 @@
 /** Consistency of relationships: at most one partner, and a pair that says where the foreign key is. */
 import type { ProblemDetail } from '../../errors.ts';
 import { isRelationship, pairProblem, partnerCandidates } from '../relationships.ts';
-import type { AppDefinition, Model } from '../schema.ts';
+import type { AppDefinition, Field, Model } from '../schema.ts';
 import { pointer } from './pointer.ts';
 
 /**
@@ -30,6 +30,13 @@ export function checkModelRelationships(byId: ReadonlyMap<string, Model>, model:
   model.fields.forEach((field, k) => {
     if (!isRelationship(field)) return;
     const at = () => pointer('models', i, 'fields', k);
+    if (field.partner !== undefined) {
+      const problem = statedPartnerProblem(byId, model, field);
+      if (problem) {
+        problems.push({ path: `${at()}/partner`, message: problem });
+        return;
+      }
+    }
     const candidates = partnerCandidates(indexed, model, field);
     if (candidates.length > 1) {
       problems.push({
@@ -44,4 +51,18 @@ export function checkModelRelationships(byId: ReadonlyMap<string, Model>, model:
     const problem = pairProblem(field, partner);
     if (problem) problems.push({ path: `${at()}/relationshipOwner`, message: problem });
   });
+}
+
+/**
+ * A stated partner must be a field of the target model pointing back at this model whose own
+ * `partner`, when it states one, is this field.
+ */
+function statedPartnerProblem(byId: ReadonlyMap<string, Model>, model: Model, field: Field): string | undefined {
+  if (!isRelationship(field)) return `${field.id} is not a relationship: it can have no partner.`;
+  const partner = byId.get(field.to)?.fields.find((f) => f.id === field.partner);
+  if (!partner) return `The partner ${field.partner} is not a field of the model ${field.to}.`;
+  if (partner.id === field.id) return `${field.id} cannot be its own partner.`;
+  if (partner.to !== model.id) return `The partner ${partner.id} does not point back at ${model.id}.`;
+  if (partner.partner !== undefined && partner.partner !== field.id) return `The partner ${partner.id} names another partner (${partner.partner}).`;
+  return undefined;
 }

@@ -6,7 +6,8 @@
  * routines, triggers and views are skipped by name; rows (`INSERT`, `COPY … FROM stdin`) are
  * data for a data import, named by table. A `CREATE TABLE` that still cannot be read fails the
  * document with its line: a table left out would leave the foreign keys pointing at it without
- * their meaning. One warning reports, per document, every table as a model, a join, a
+ * their meaning; with `force` it is left out instead, each with its line and the parser's reason,
+ * and the keys pointing at it stay plain columns. One warning reports, per document, every table as a model, a join, a
  * partition or left out. A data-only file (no `CREATE TABLE`) gives no models and no error.
  * The script is bounded before it is parsed (statements, their length) and each table as it
  * is read (columns): limits.ts.
@@ -149,7 +150,7 @@ export const extractSql: Extractor = async (input) => {
   }
   const dialectName = DIALECT_NAME[dialect];
   const unreadTables = read.rejected.filter((s) => CREATE_TABLE.test(s.text));
-  if (unreadTables.length > 0) {
+  if (unreadTables.length > 0 && !input.force) {
     const first = unreadTables[0]!;
     const all = unreadTables.map((s) => `line ${s.line} (${firstWords(s.text)})`);
     const error = new ExtractionError(
@@ -168,7 +169,14 @@ export const extractSql: Extractor = async (input) => {
   for (const { line, attributes } of read.attributesCut) {
     draft.warnings.push({ locator: `line ${line}`, message: `storage attributes the ${dialectName} grammar does not read were set aside and the rest of the statement read: ${attributes.join(', ')}` });
   }
-  reportTables(draft, read);
+  const forced = unreadTables.map((s) => ({ name: tableNameOf(s.text), line: s.line, reason: s.reason }));
+  for (const table of forced) {
+    draft.warnings.push({
+      locator: `line ${table.line}`,
+      message: `CREATE TABLE ${table.name} could not be read as ${dialectName}${table.reason ? ` (${table.reason})` : ''}: left out, as asked (force); a foreign key pointing at it is kept as a plain column`,
+    });
+  }
+  reportTables(draft, read, forced);
   if (data.size > 0) {
     draft.warnings.push({
       locator: 'document',
@@ -194,17 +202,26 @@ export const extractSql: Extractor = async (input) => {
   return draft;
 };
 
+/** `CREATE TABLE IF NOT EXISTS \`sakila\`.\`staff\` (…` → `sakila.staff`; the statement's first words when no name reads. */
+function tableNameOf(text: string): string {
+  const match = /create\s+(?:(?:global|local|temporary|temp|unlogged)\s+)*table\s+(?:if\s+not\s+exists\s+)?([`"\w.$]+)/i.exec(bare(text));
+  return match ? match[1]!.replace(/[`"]/g, '') : firstWords(text);
+}
+
 /** Every CREATE TABLE of the document, as a model, a join, a partition or left out, in one warning. */
-function reportTables(draft: Draft, read: StatementsRead): void {
+function reportTables(draft: Draft, read: StatementsRead, unread: Array<{ name: string; line: number }> = []): void {
   const joins = draft.models.filter((m) => m.joinOf).map((m) => m.name);
   const models = draft.models.filter((m) => !m.joinOf).map((m) => m.name);
-  const total = draft.models.length + read.partitionNames.length + read.replaced.length;
+  const total = draft.models.length + read.partitionNames.length + read.replaced.length + unread.length;
   const parts = [`${pluralize('model', models.length, true)} (${names(models, 40)})`];
   if (joins.length > 0) parts.push(`${pluralize('join table', joins.length, true)} read as many-to-many (${names(joins)})`);
   if (read.partitionNames.length > 0) {
     parts.push(`${pluralize('partition', read.partitionNames.length, true)} read as part of their parent table, their foreign keys included (${names(read.partitionNames, 6)})`);
   }
-  const leftOut = read.replaced.map((t) => `${t.qualifiedName} (line ${t.line}: replaced by a later CREATE TABLE of the same name)`);
+  const leftOut = [
+    ...read.replaced.map((t) => `${t.qualifiedName} (line ${t.line}: replaced by a later CREATE TABLE of the same name)`),
+    ...unread.map((t) => `${t.name} (line ${t.line}: not readable, left out with force)`),
+  ];
   parts.push(leftOut.length > 0 ? `left out: ${leftOut.join(', ')}` : 'none left out');
   draft.warnings.push({ locator: 'document', message: `${pluralize('table', total, true)} in the document: ${parts.join('; ')}` });
 }

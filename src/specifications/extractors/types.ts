@@ -32,6 +32,11 @@ export interface ExtractorInput {
   name: string;
   kind: AttachmentKind;
   bytes: Uint8Array;
+  /**
+   * Go past a part the extractor cannot read (a SQL table, a PDF page) instead of failing the
+   * document: the part is left out and a warning says which, where and why.
+   */
+  force?: boolean;
 }
 
 /**
