@@ -19,7 +19,7 @@ import { existingControlTables, insertJsonRows, tableSummary, writableColumns } 
 
 const BATCH = 1000;
 
-function* ndjsonBatches(text: string): Generator<string[]> {
+export function* ndjsonBatches(text: string): Generator<string[]> {
   let batch: string[] = [];
   let start = 0;
   while (start < text.length) {

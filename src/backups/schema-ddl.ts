@@ -31,7 +31,8 @@ export async function readSchemaShape(executor: Executor, schema: string): Promi
   await sql`set local search_path = pg_catalog`.execute(executor);
   const exists = await sql<{ oid: number }>`select oid::int from pg_namespace where nspname = ${schema}`.execute(executor);
   if (exists.rows.length === 0) return { statements: [], tables: [] };
-  const replace = (text: string) => text.split(`${schema}.`).join(`${SCHEMA_PLACEHOLDER}.`).split(`"${schema}".`).join(`${SCHEMA_PLACEHOLDER}.`);
+  // Every mention of the name: qualified names, and the name inside function bodies (notices).
+  const replace = (text: string) => text.split(`"${schema}"`).join(SCHEMA_PLACEHOLDER).split(schema).join(SCHEMA_PLACEHOLDER);
   const statements: string[] = [];
   const functions = await sql<{ def: string }>`select pg_get_functiondef(p.oid) as def from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where n.nspname = ${schema} and p.prokind = 'f' order by p.oid`.execute(executor);
@@ -87,7 +88,8 @@ export function quote(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** The statements with the placeholder replaced by `schema`. */
+/** The statements with the placeholder replaced by `schema` (a plain lower-case name: `app_…`, `backup_drill_…`). */
 export function statementsFor(statements: readonly string[], schema: string): string[] {
-  return statements.map((statement) => statement.split(SCHEMA_PLACEHOLDER).join(quote(schema)));
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new TypeError(`Not a plain schema name: ${schema}`);
+  return statements.map((statement) => statement.split(SCHEMA_PLACEHOLDER).join(schema));
 }

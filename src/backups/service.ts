@@ -26,6 +26,8 @@ import { actorJson } from '../access/actor-context.ts';
 import { openArchive, type Manifest, type OpenedArchive } from './archive.ts';
 import { writeSnapshot } from './snapshot.ts';
 import { drill, restoreInPlace } from './restore.ts';
+import { restoreAsNew } from './restore-new.ts';
+import type { Application } from '../services/applications/view.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -100,6 +102,7 @@ export class BackupService {
     private readonly jobs: JobStore,
     private readonly queue: JobQueue,
     private readonly registry: DeploymentRegistry,
+    private readonly masterKey: Buffer,
   ) {}
 
   private get kysely(): Kysely<BackupDb> {
@@ -190,6 +193,23 @@ export class BackupService {
     const job = await this.jobs.create({ customerId, projectId: application.projectId, applicationId, jobType: 'restore', metadata: { backupId, applicationId } });
     await this.queue.enqueue(job);
     return { id: backupId, status: 'queued', jobId: job.id };
+  }
+
+  /**
+   * A new application from a backup of any of the customer's applications, in `projectId`: one
+   * transaction; the answer is the new Application.
+   */
+  async createFromBackup(customerId: string, input: { projectId: string; name?: string; fromBackup: string }): Promise<Application & { warnings?: string[] }> {
+    const project = await this.db.kysely.selectFrom('appbuilder.projects').select('id').where('id', '=', input.projectId).where('customer_id', '=', customerId).executeTakeFirst();
+    if (!project) throw notFound(`Project ${input.projectId} was not found.`, '/projectId');
+    const row = await this.kysely.selectFrom('appbuilder.backups').selectAll().where('id', '=', input.fromBackup).where('customer_id', '=', customerId).executeTakeFirst();
+    if (!row) throw notFound(`Backup ${input.fromBackup} was not found.`, '/fromBackup');
+    const archive = await this.archiveOf(row, row.application_id);
+    const id = uuidv7();
+    const warnings = await restoreAsNew(this.db, this.driver, archive, { id, customerId, projectId: input.projectId, name: input.name ?? null }, this.masterKey);
+    this.registry.invalidate(id);
+    const application = await this.applications.get(customerId, id);
+    return warnings.length > 0 ? { ...application, warnings } : application;
   }
 
   private progress(jobId: string) {

@@ -121,7 +121,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
     dataImports,
-    backups: new BackupService(db, applications, fileService.driver, jobs, queue, registry),
+    backups: new BackupService(db, applications, fileService.driver, jobs, queue, registry, masterKey),
     advisor: new AdvisorService(db, applications, registry, masterKey, appValues),
     origins: origins ?? new AppOrigins(config, () => config.port),
   };
