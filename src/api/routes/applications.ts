@@ -32,7 +32,7 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
           operationId: 'createApplication',
           summary: 'Create an application from a definition, or from a backup (`fromBackup`)',
           description:
-            'With `scode`: a new application of that definition. With `fromBackup` (the admin role): a new application with the definition, versions, served versions, rows, files, variables, secrets and end users of that backup of any application of the customer; secrets the master key cannot open are left out, named in the `warnings` of the answer.',
+            'With `scode`: a new application of that definition. With `fromBackup` (the admin role): a new application with the definition, versions, served versions, rows, files, variables, secrets and end users of that backup of any application of the customer; secrets and factors the master key cannot open (an archive of another service) are left out.',
           body: Type.Object({
             projectId: Uuid,
             name: Type.Optional(Type.String({ maxLength: 200 })),
