@@ -223,6 +223,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   audit: 'Who changed what, and when.',
   monitoring: 'The health, traffic and errors of running applications.',
   'data-imports': "Rows of a customer's documents (SQL, CSV, JSON) imported into a published version.",
+  backups: 'Verified archives of one application, restored in place or as a new application.',
 };
 
 export const LICENSE = { name: 'Proprietary (UNLICENSED)', url: 'https://docs.npmjs.com/cli/configuring-npm/package-json#license' };

@@ -41,6 +41,7 @@ import { figmaRoutes } from './routes/figma.ts';
 import { builderRoutes } from './routes/builders.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { dataImportRoutes } from './routes/data-imports.ts';
+import { backupRoutes } from './routes/backups.ts';
 import { guardManagementRoutes } from '../access/guard.ts';
 import { recordManagementWrites } from '../access/audit.ts';
 import type { AppOrigins } from '../tools/app-origin.ts';
@@ -180,6 +181,7 @@ export async function buildServer({ services, logger = false, extraPlugins = [],
     builderRoutes,
     auditRoutes,
     dataImportRoutes,
+    backupRoutes,
     (s: Services) =>
       frontendRoutes({
         prompts: s.integrationPrompts,

@@ -1,5 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { roleNeedsPostgres, startPlatform, type Role } from '../platform.ts';
+import { embeddedFsync } from '../storage/pglite.ts';
 import { createFirstRunClient, firstRunMessage } from './first-run.ts';
 
 const ROLES: readonly Role[] = ['all', 'api', 'runtime', 'worker'];
@@ -14,7 +15,9 @@ export async function serveCommand(options: { port?: number; host?: string; role
   // Refused before the embedded store is opened (and locked) for nothing.
   if (role !== 'all' && !config.databaseUrl) throw new Error(roleNeedsPostgres(role));
   const platform = await startPlatform(config, { logger: { level: config.logLevel }, role });
-  const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite at ${config.dataDir}`;
+  const store = config.databaseUrl
+    ? 'PostgreSQL (DATABASE_URL)'
+    : `embedded PGlite at ${config.dataDir} (${embeddedFsync() ? 'fsync on: commits survive a power loss' : 'APPBUILDER_EMBEDDED_FSYNC=off: a power loss may lose acknowledged writes; tests and benches only'})`;
   if (role === 'worker') {
     // A worker only takes jobs: it opens no port.
     process.stdout.write(`appbuilder worker taking jobs (no HTTP)\n  store:    ${store}\n`);

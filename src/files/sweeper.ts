@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import type { StorageDriver } from './drivers/driver.ts';
 import { filesKysely } from './table.ts';
@@ -25,7 +26,9 @@ export async function sweepOrphans(db: Db, driver: StorageDriver, olderThanMs: n
   const flush = async () => {
     if (batch.length === 0) return;
     const known = await filesKysely(db).selectFrom('appbuilder.files').select('blob_key').where('blob_key', 'in', batch).execute();
-    const referenced = new Set(known.map((row) => row.blob_key));
+    // A backup's archive is a blob of its own row (src/backups/).
+    const archives = await sql<{ blob_key: string }>`select blob_key from appbuilder.backups where blob_key = any(cast(${batch} as text[]))`.execute(db.kysely);
+    const referenced = new Set([...known.map((row) => row.blob_key), ...archives.rows.map((row) => row.blob_key)]);
     for (const key of batch) {
       if (referenced.has(key)) continue;
       await driver.remove(key);

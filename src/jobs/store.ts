@@ -19,7 +19,9 @@ export type JobType =
   | 'frontend_bundle'
   | 'figma_code_generation'
   | 'specification_generation'
-  | 'data_import';
+  | 'data_import'
+  | 'backup'
+  | 'restore';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /** The job record as the spec shows it inside an Application's status. */

@@ -27,6 +27,7 @@ import { SpecificationService } from './specifications.ts';
 import { ExtractionSandbox } from '../specifications/sandbox.ts';
 import { FigmaService } from './figma.ts';
 import { DataImportService } from '../imports/service.ts';
+import { BackupService } from '../backups/service.ts';
 import { AdvisorService } from '../advisor/service.ts';
 import { AppOrigins } from '../tools/app-origin.ts';
 
@@ -58,6 +59,8 @@ export interface Services {
   figma: FigmaService;
   /** Rows of documents imported into published versions (src/imports/). */
   dataImports: DataImportService;
+  /** Backups and restores of one application (backups/). */
+  backups: BackupService;
   /** Explain, the access matrix and publish advice (advisor/). */
   advisor: AdvisorService;
   /** Each application's own origin (tools/app-origin.ts): the address the service gives for an app. */
@@ -118,6 +121,7 @@ export async function createServices(db: Db, config: Config, { masterKey, dropAp
     specifications: new SpecificationService(db, attachments, applications, jobs, queue, new ExtractionSandbox(config.extraction)),
     figma: new FigmaService(db, attachments, configuration, jobs, queue),
     dataImports,
+    backups: new BackupService(db, applications, fileService.driver, jobs, queue, registry, masterKey),
     advisor: new AdvisorService(db, applications, registry, masterKey, appValues),
     origins: origins ?? new AppOrigins(config, () => config.port),
   };

@@ -29,6 +29,9 @@ export async function registerJobHandlers(services: Services): Promise<void> {
   // An import's rows are all-or-nothing per attempt (one transaction), but a retry would read and
   // write them again for nothing when a document is bad: no retry; the lease covers large imports.
   await services.queue.register('data_import', (job) => services.dataImports.run(job), { retryLimit: 0, expireInSeconds: 3600 });
+  // A backup or a restore is one snapshot or one transaction: a retry would start over, so none.
+  await services.queue.register('backup', (job) => services.backups.runBackup(job), { retryLimit: 0, expireInSeconds: 3600 });
+  await services.queue.register('restore', (job) => services.backups.runRestore(job), { retryLimit: 0, expireInSeconds: 3600 });
   // Rendering a stored file is deterministic too: a node that cannot be rendered fails again.
   await services.queue.register('figma_code_generation', (job) => services.figma.run(job), { retryLimit: 0, expireInSeconds: 300 });
 }

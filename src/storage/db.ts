@@ -1,7 +1,7 @@
 import { Kysely, PGliteDialect, PostgresDialect, sql, type QueryCompiler } from 'kysely';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { initialiseDataDir, pgliteOptions } from './pglite.ts';
+import { embeddedFsync, initialiseDataDir, pgliteOptions, syncNodeFiles } from './pglite.ts';
 import { preparingPool } from './prepared.ts';
 import { RawFirstQueryCompiler } from './raw-compiler.ts';
 import type { ControlPlane } from './tables.ts';
@@ -74,13 +74,19 @@ class Postgres extends PostgresDialect {
   }
 }
 
-export async function openPglite(dataDir: string | null): Promise<Db> {
+/**
+ * The embedded store. `fsync` (default: APPBUILDER_EMBEDDED_FSYNC, on unless `off`) makes each
+ * commit durable across a power loss; an in-memory instance has nothing to sync.
+ */
+export async function openPglite(dataDir: string | null, fsync = embeddedFsync()): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   // Sized for one process, a new data directory made in a child (pglite.ts).
-  const options = pgliteOptions(PGlite);
+  const durable = fsync && dataDir !== null;
+  const options = pgliteOptions(PGlite, durable);
   if (dataDir) await initialiseDataDir(dataDir);
   const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await pglite.waitReady;
+  if (durable) syncNodeFiles(pglite);
   const kysely = new Kysely<ControlPlane>({ dialect: new Pglite({ pglite }) });
   return {
     driver: 'pglite',

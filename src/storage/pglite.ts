@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, fsyncSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,14 +30,57 @@ export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   temp_buffers: '2MB',
 };
 
+/**
+ * Whether the embedded store syncs each commit to disk: on unless `APPBUILDER_EMBEDDED_FSYNC=off`
+ * (tests and benches only: a power loss may then lose acknowledged writes or the cluster).
+ */
+export function embeddedFsync(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.APPBUILDER_EMBEDDED_FSYNC ?? 'on').trim().toLowerCase() !== 'off';
+}
+
+/**
+ * The settings that make a commit durable. PGlite starts with `-F` (fsync off); its file system
+ * ignores `fdatasync` (PostgreSQL's default WAL sync on Linux), so the WAL is synced with
+ * `fsync`, which `syncNodeFiles` routes to the operating system.
+ */
+const DURABLE_SETTINGS: Readonly<Record<string, string>> = { fsync: 'on', wal_sync_method: 'fsync', synchronous_commit: 'on' };
+
 /** The start parameters: PGlite's own (it replaces them when given any) plus the settings. */
-export function pgliteStartParams(defaults: readonly string[], settings: Readonly<Record<string, string>> = PGLITE_SETTINGS): string[] {
-  return [...defaults, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
+export function pgliteStartParams(defaults: readonly string[], settings: Readonly<Record<string, string>> = PGLITE_SETTINGS, fsync = false): string[] {
+  const start = fsync ? defaults.filter((param) => param !== '-F') : defaults;
+  const all = fsync ? { ...settings, ...DURABLE_SETTINGS } : settings;
+  return [...start, ...Object.entries(all).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
 }
 
 /** The options every instance opens with: int8 as a number (as on `pg`), and the settings. */
-export function pgliteOptions(pglite: typeof PGlite): PGliteOptions {
-  return { parsers: { 20: (value: string) => Number(value) }, startParams: pgliteStartParams(pglite.defaultStartParams) };
+export function pgliteOptions(pglite: typeof PGlite, fsync = false): PGliteOptions {
+  return { parsers: { 20: (value: string) => Number(value) }, startParams: pgliteStartParams(pglite.defaultStartParams, PGLITE_SETTINGS, fsync) };
+}
+
+let syncedFiles = 0;
+
+/** How many times an embedded store synced a file to disk in this process (tests read it). */
+export function embeddedSyncCount(): number {
+  return syncedFiles;
+}
+
+interface NodeFsModule {
+  NODEFS?: { stream_ops?: Record<string, unknown> };
+}
+
+/**
+ * Emscripten's Node file system has no `fsync` of its own: PostgreSQL's syncs would return at
+ * once with nothing on disk. This gives it one that syncs the open file descriptor, so a
+ * commit acknowledged by the embedded store is on the disk.
+ */
+export function syncNodeFiles(pglite: PGlite): void {
+  const streamOps = (pglite as unknown as { Module?: NodeFsModule }).Module?.NODEFS?.stream_ops;
+  if (!streamOps) throw new Error('The embedded store exposes no file system to sync; set APPBUILDER_EMBEDDED_FSYNC=off to run without durability');
+  streamOps.fsync = (stream: { nfd?: number }) => {
+    if (typeof stream.nfd === 'number') fsyncSync(stream.nfd);
+    syncedFiles++;
+    return 0;
+  };
 }
 
 /**

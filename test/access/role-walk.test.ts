@@ -50,6 +50,10 @@ const ELEVATED: Record<string, Role> = {
   listBuilderTokens: 'owner',
   revokeBuilderToken: 'owner',
   listAuditEvents: 'owner',
+  createBackup: 'admin',
+  getBackupContent: 'admin',
+  deleteBackup: 'admin',
+  restoreApplication: 'admin',
 };
 /** Operations this test knows (present when it was written): their answers must also be < 500. */
 const KNOWN = new Set([

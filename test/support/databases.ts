@@ -9,6 +9,8 @@ const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
  */
 export const TEST_MASTER_KEY = Buffer.alloc(32, 0x5a).toString('base64');
 process.env.APPBUILDER_MASTER_KEY ||= TEST_MASTER_KEY;
+/** Services that tests start on a data directory (in children too) skip the disk syncs: speed, not durability, is what a test needs. */
+process.env.APPBUILDER_EMBEDDED_FSYNC ||= 'off';
 
 let postgresAnswers: Promise<boolean> | undefined;
 

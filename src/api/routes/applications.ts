@@ -5,6 +5,8 @@ import type { AppDefinition } from '../../definition/schema.ts';
 import { AppDefinitionSchema } from '../../definition/schema.ts';
 import { toJobSummary } from '../../jobs/store.ts';
 import { MANAGEMENT_SECURITY } from '../auth.ts';
+import { badRequest, forbidden } from '../../errors.ts';
+import { roleAtLeast } from '../../access/roles.ts';
 import { ListEnvelope, PageQuery, problemResponses, Uuid } from '../schemas.ts';
 import { ApplicationParams, ApplicationSchema, JobSummarySchema } from './application-schemas.ts';
 import { applyEdit, MinimalEditResponse } from './application-edit.ts';
@@ -28,14 +30,29 @@ export function applicationRoutes(services: Services): FastifyPluginAsyncTypebox
         schema: {
           ...common,
           operationId: 'createApplication',
-          summary: 'Create an application from a definition',
-          body: Type.Object({ projectId: Uuid, name: Type.Optional(Type.String({ maxLength: 200 })), scode: AppDefinitionSchema }),
-          response: { 201: ApplicationSchema, ...problemResponses(404, 409) },
+          summary: 'Create an application from a definition, or from a backup (`fromBackup`)',
+          description:
+            'With `scode`: a new application of that definition. With `fromBackup` (the admin role): a new application with the definition, versions, served versions, rows, files, variables, secrets and end users of that backup of any application of the customer; secrets and factors the master key cannot open (an archive of another service) are left out.',
+          body: Type.Object({
+            projectId: Uuid,
+            name: Type.Optional(Type.String({ maxLength: 200 })),
+            scode: Type.Optional(AppDefinitionSchema),
+            fromBackup: Type.Optional(Type.String({ format: 'uuid', description: 'A backup id (`GET …/applications/{applicationId}/backups`): the new application is a copy of it.' })),
+          }),
+          response: { 201: ApplicationSchema, ...problemResponses(403, 404, 409, 422) },
         },
       },
       async (request, reply) => {
+        const { fromBackup, scode, ...rest } = request.body;
+        if ((fromBackup === undefined) === (scode === undefined)) {
+          throw badRequest('Give either scode (a definition) or fromBackup (a backup id).', [{ path: fromBackup === undefined ? '/scode' : '/fromBackup', message: fromBackup === undefined ? 'is required' : 'goes without scode' }]);
+        }
         reply.status(201);
-        return apps.create(request.principal.customerId, request.body);
+        if (fromBackup !== undefined) {
+          if (!roleAtLeast(request.principal.role, 'admin')) throw forbidden(`Creating an application from a backup needs the admin role (or higher); the caller's role is ${request.principal.role}.`);
+          return services.backups.createFromBackup(request.principal.customerId, { ...rest, fromBackup });
+        }
+        return apps.create(request.principal.customerId, { ...rest, scode });
       },
     );
 

@@ -28,7 +28,8 @@ function loadOtpauth(): Promise<Otpauth> {
   return otpauth;
 }
 
-const totpAad = (applicationId: string, userId: string) => `${applicationId}:totp:${userId}`;
+/** The additional data a TOTP secret is sealed with (backups reseal it for a new application). */
+export const totpAad = (applicationId: string, userId: string) => `${applicationId}:totp:${userId}`;
 const hashCode = (code: string) => createHash('sha256').update(code).digest('base64url');
 
 /** `xxxxx-xxxxx` from an alphabet without look-alikes: 50 random bits. */

@@ -20,6 +20,7 @@ import * as applicationManifests from './018-application-manifests.ts';
 import * as auditApplications from './019-audit-applications.ts';
 import * as fileProjects from './020-file-projects.ts';
 import * as dataImports from './021-data-imports.ts';
+import * as backups from './022-backups.ts';
 import * as idempotencyKeys from './023-idempotency-keys.ts';
 
 export interface Migration {
@@ -51,5 +52,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 19, name: 'audit-applications', up: auditApplications.up },
   { version: 20, name: 'file-projects', up: fileProjects.up },
   { version: 21, name: 'data-imports', up: dataImports.up },
+  { version: 22, name: 'backups', up: backups.up },
   { version: 23, name: 'idempotency-keys', up: idempotencyKeys.up },
 ];
