@@ -129,7 +129,7 @@ export async function restoreAsNew(db: Db, driver: StorageDriver, archive: Opene
   try {
     await db.kysely.transaction().execute(async (trx) => {
       await sql`set local statement_timeout = 0`.execute(trx);
-      const application = { ...(JSON.parse(archive.text('application.json')) as Row), id: target.id, customer_id: target.customerId, project_id: target.projectId };
+      const application: Row = { ...(JSON.parse(archive.text('application.json')) as Row), id: target.id, customer_id: target.customerId, project_id: target.projectId };
       if (target.name !== null) application.name = target.name;
       delete application.created_at;
       delete application.updated_at;
