@@ -1,7 +1,7 @@
 // Property-based conformance of both OpenAPI documents (the management API's and a published
 // generated app's), what an outside OpenAPI tester checks: inputs generated from each operation's
 // own request schema and parameters (test/support/schema-arbitrary.ts), schema-valid ones and
-// schema-invalid ones (one member mutated). Every answer's status is documented for the operation,
+// schema-invalid ones (one body member or one query parameter mutated). Every answer's status is documented for the operation,
 // its content type documented, its body valid (Ajv); a schema-valid input is refused only by a
 // documented status whose problem says why; a schema-invalid one is refused with 400 or 422. Then
 // stateful chains where the document links them: create → read → update → delete → 404.
@@ -14,11 +14,13 @@ import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTenant, createTodoApp, type Tenant } from '../support/tenant.ts';
 import { concretePath } from '../support/openapi.ts';
-import { arbitraryOf, mutationsOf, type Schema } from '../support/schema-arbitrary.ts';
+import { arbitraryOf, mutationsOf, queryMutationsOf, type Schema } from '../support/schema-arbitrary.ts';
 import { publish, ServedApi } from '../runtime/served-app.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const SEED = Number(process.env.FUZZ_SEED ?? 4242);
+const EDITED_CASES = 250;
+const ANSWER_MS = 30_000;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 /** Calls that would end the walk for every later case: the project, the app, the session, the credentials. */
 const ENDS_WALK = /^(deleteApplication|deleteProject|logout|deleteApiClient|rotateApiClientSecret|unpublishApplication)$/;
@@ -78,15 +80,12 @@ describe.each(await availableDrivers())('generated inputs hold to the OpenAPI do
     totals.set(check, (totals.get(check) ?? 0) + 1);
   };
 
-  beforeAll(async () => {
-    t = await startTestPlatform(driver);
-    tenant = await createTenant(t, 'Properties');
+  /**
+   * The application the management calls edit. Their models, fields and versions pile up along a
+   * long walk (each call then costs more), so a new one takes its place every EDITED_CASES cases.
+   */
+  async function freshEditedApp(): Promise<void> {
     const edited = await createTodoApp(tenant);
-    const served = await createTodoApp(tenant);
-    await publish(tenant, served.id);
-    api = new ServedApi(t, tenant, served.id, served.serverVersion);
-    user = await api.signup('Prop', 'prop@example.test');
-    const todo = await api.post('/toDos', { title: 't', description: 'd', deadline: '2030-01-01T00:00:00Z', user: user.user.id }, user.token);
     const scode = edited.scode as unknown as { models: Array<{ id: string; fields: Array<{ id: string }> }>; actions: Array<{ id: string }>; triggers: Array<{ trigger: { id: string } }> };
     params.management = {
       applicationId: edited.id,
@@ -97,6 +96,17 @@ describe.each(await availableDrivers())('generated inputs hold to the OpenAPI do
       triggerId: scode.triggers[0].trigger.id,
       serverVersion: edited.serverVersion,
     };
+  }
+
+  beforeAll(async () => {
+    t = await startTestPlatform(driver);
+    tenant = await createTenant(t, 'Properties');
+    await freshEditedApp();
+    const served = await createTodoApp(tenant);
+    await publish(tenant, served.id);
+    api = new ServedApi(t, tenant, served.id, served.serverVersion);
+    user = await api.signup('Prop', 'prop@example.test');
+    const todo = await api.post('/toDos', { title: 't', description: 'd', deadline: '2030-01-01T00:00:00Z', user: user.user.id }, user.token);
     params.app = { id: todo.body.id as string };
     documents.management = (await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json()) as Document;
     documents.app = (await (await fetch(`${api.base}/openapi.json`)).json()) as Document;
@@ -125,12 +135,18 @@ describe.each(await availableDrivers())('generated inputs hold to the OpenAPI do
     const search = new URLSearchParams(query);
     const headers = headersFor(target.doc, target.path);
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${base}${concrete}${search.size > 0 ? `?${search}` : ''}`, {
-      method: target.method.toUpperCase(),
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
+    const url = `${base}${concrete}${search.size > 0 ? `?${search}` : ''}`;
+    let response: Response;
+    let text: string;
+    try {
+      // An answer that never comes is a failure of its own, not a walk that hangs.
+      const signal = AbortSignal.timeout(ANSWER_MS);
+      response = await fetch(url, { method: target.method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      text = await response.text();
+    } catch (error) {
+      fail('answers in time', `${target.doc} ${target.method.toUpperCase()} ${url} ${label}: ${(error as Error).message}`);
+      return { status: 0, json: undefined };
+    }
     const line = `${target.doc} ${target.method.toUpperCase()} ${target.path} ${label} → ${response.status}`;
     let json: unknown;
     try {
@@ -178,10 +194,16 @@ describe.each(await availableDrivers())('generated inputs hold to the OpenAPI do
     return fc.tuple(queryArbitrary(target), body, fc.boolean(), fc.nat()).map(([query, value, invalid, pick]) => {
       // A generated value the generator got wrong is no input of either kind.
       if (bodyValidator && !bodyValidator(value)) return null;
-      if (!invalid || !target.body || !bodyValidator) return { target, valid: true, query, body: value };
-      const candidates = mutationsOf(value, target.body, resolve).filter((m) => !bodyValidator(m));
-      if (candidates.length === 0) return null;
-      return { target, valid: false, query, body: candidates[pick % candidates.length] };
+      if (!invalid) return { target, valid: true, query, body: value };
+      // One part made schema-invalid: a body member, or a query parameter.
+      const bodies = target.body && bodyValidator ? mutationsOf(value, target.body, resolve).filter((m) => !bodyValidator(m)) : [];
+      const queries = (target.op.parameters ?? [])
+        .filter((p) => p.in === 'query')
+        .flatMap((p) => queryMutationsOf(p.schema, resolve).map((wrong) => ({ ...query, [p.name]: wrong })));
+      const count = bodies.length + queries.length;
+      if (count === 0) return { target, valid: true, query, body: value };
+      const at = pick % count;
+      return at < bodies.length ? { target, valid: false, query, body: bodies[at] } : { target, valid: false, query: queries[at - bodies.length], body: value };
     });
   }
 
@@ -192,6 +214,7 @@ describe.each(await availableDrivers())('generated inputs hold to the OpenAPI do
       fc.asyncProperty(arbitrary, async (input) => {
         if (!input) return;
         cases += 1;
+        if (cases % EDITED_CASES === 0) await freshEditedApp();
         const { target } = input;
         seen.add(`${target.doc} ${target.method} ${target.path}`);
         const label = `${input.valid ? 'valid' : 'invalid'} ${JSON.stringify({ query: input.query, body: input.body }).slice(0, 200)}`;

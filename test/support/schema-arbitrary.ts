@@ -136,3 +136,33 @@ export function mutationsOf(value: unknown, schema: Schema | undefined, resolve:
   if (target.additionalProperties === false) out.push({ ...record, notDocumented: 1 });
   return out;
 }
+
+/**
+ * Query strings a query parameter's schema refuses: another type (a word for a number or a boolean),
+ * a number under its minimum or over its maximum, a value outside its enum, a string past its
+ * maxLength or not of its format. Parameters without such constraints give none: any text is valid.
+ */
+export function queryMutationsOf(schema: Schema | undefined, resolve: Resolver): string[] {
+  const target = schema && typeof schema.$ref === 'string' ? resolve(schema.$ref) : schema;
+  if (!target) return [];
+  const out: string[] = [];
+  if (Array.isArray(target.enum) && target.enum.every((v) => typeof v === 'string')) out.push('not-one-of-them');
+  switch (typeOf(target)) {
+    case 'integer':
+    case 'number':
+      out.push('many');
+      if (typeof target.minimum === 'number') out.push(String(target.minimum - 1));
+      if (typeof target.maximum === 'number') out.push(String(target.maximum + 1));
+      if (typeOf(target) === 'integer') out.push('1.5');
+      break;
+    case 'boolean':
+      out.push('perhaps');
+      break;
+    case 'string':
+      if (typeof target.maxLength === 'number') out.push('a'.repeat(target.maxLength + 1));
+      if (target.format === 'uuid') out.push('not-a-uuid');
+      if (target.format === 'date-time' || target.format === 'date') out.push('yesterday');
+      break;
+  }
+  return out;
+}
