@@ -2,7 +2,7 @@
  * Rows written in SQL, read without a database: the data lines of PostgreSQL's `COPY … FROM
  * stdin` (text format: tab-separated, `\N` for null, backslash escapes) and the tuples of
  * `INSERT INTO t [(columns)] VALUES (…), (…)` in PostgreSQL's and MySQL's quoting (`'it''s'`,
- * MySQL's and `E'…'` backslash escapes, `"ident"` and `` `ident` ``, `N'…'`, `::type` casts).
+ * MySQL's and `E'…'` backslash escapes, `"ident"` and `` `ident` ``, `N'…'`, `0x…`, `::type` casts).
  */
 
 import { evaluateExpression, UnsupportedExpression } from './sql-expressions.ts';
@@ -155,7 +155,12 @@ class Scanner {
     let value: SourceValue | undefined;
     if (char === "'") value = this.quoted("'", this.backslashEscapes);
     else if (char === '"' && this.backslashEscapes) value = this.quoted('"', true);
-    else if (/[-+.\d]/.test(char)) {
+    else if (char === '0' && /^0x[0-9a-f]+/i.test(text.slice(this.at, this.at + 3))) {
+      // MySQL's hexadecimal literal (0x89504E47…, a BLOB in a dump): kept as X'…' is
+      const match = /^0x([0-9a-f]+)/i.exec(text.slice(this.at))!;
+      this.at += match[0].length;
+      value = `\\x${match[1]}`;
+    } else if (/[-+.\d]/.test(char)) {
       const match = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/.exec(text.slice(this.at, this.at + 400));
       if (!match) throw new SqlValueError(`unreadable number at character ${this.at + 1}`);
       this.at += match[0].length;
