@@ -51,6 +51,14 @@ describe('INSERT statements', () => {
       ],
     });
   });
+  it("reads MySQL's hexadecimal literals (a BLOB in a dump) as X'…' is, beside plain numbers", () => {
+    const read = insertRows("INSERT INTO `staff` VALUES (1,0x89504E47,'a'),(2,NULL,'b'),(0,0.5,X'0a');", true)!;
+    expect(read.rows).toEqual([
+      ['1', '\\x89504E47', 'a'],
+      ['2', null, 'b'],
+      ['0', '0.5', '\\x0a'],
+    ]);
+  });
   it('refuses a value that is not a literal, and ignores other statements', () => {
     expect(() => insertRows('INSERT INTO t (a) VALUES (nextval(1))', false)).toThrow(SqlValueError);
     expect(insertRows('UPDATE t SET a = 1', false)).toBeUndefined();
