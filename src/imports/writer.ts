@@ -290,7 +290,11 @@ export class ImportWriter {
     if (batch.length === 0) return;
     const write = (rows: Staged[]) => (copy ? this.copy(model, columns, rows) : this.insert(model, columns, rows));
     if (this.options.onError === 'abort') {
-      await write(batch);
+      try {
+        await write(batch);
+      } catch (error) {
+        throw refusedBatch(model, batch, error);
+      }
       report.imported += batch.length;
       return;
     }
@@ -439,8 +443,33 @@ export class ImportWriter {
   }
 }
 
+/**
+ * Why the database refused a row, in the import's words: never the database's own text, which
+ * names tables, columns and constraints of the storage (the SQLSTATE is kept for support).
+ */
+const REFUSALS: Record<string, string> = {
+  '23503': 'points at a record that does not exist',
+  '23505': 'repeats a value that must be unique (an id or a unique field) of another record',
+  '23502': 'leaves out a value that is required',
+  '23514': 'holds a value the model does not allow',
+};
+
 function databaseMessage(error: unknown): string {
-  const err = error as { message?: string; detail?: string };
-  const detail = err.detail ? ` (${err.detail})` : '';
-  return `was refused by the database: ${err.message ?? String(error)}${detail}`;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return 'was refused by the database';
+  const why = REFUSALS[code] ?? (code.startsWith('22') ? 'holds a value out of range or not of the expected form' : 'could not be written');
+  return `was refused by the database: it ${why} (SQLSTATE ${code})`;
+}
+
+/**
+ * An `abort` import's batch the database refused (a record that does not exist, a repeated unique
+ * value…): the import stops as for a bad row, naming the batch's rows. Anything else is ours: rethrown.
+ */
+function refusedBatch(model: CompiledModel, batch: Staged[], error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^2[23]/.test(code)) return error;
+  const first = batch[0]!;
+  const last = batch[batch.length - 1]!;
+  const rows = batch.length > 1 ? ` (one of rows ${first.row}–${last.row})` : '';
+  return new ImportAborted({ model: model.name, row: first.row, line: first.line, path: '', message: `${databaseMessage(error)}${rows}` });
 }

@@ -110,4 +110,21 @@ describe.each(await availableDrivers())('import events on %s', (driver) => {
     const records = (await api.get<{ total: number }>('/toDos?limit=0', 'admin')).body.total;
     expect(total.rows[0].n).toBe(records);
   }, 60_000);
+  it('refuses an import whose row points at a record that does not exist: 422 naming the row, no database text, nothing kept or announced', async () => {
+    const before = (await api.get<{ total: number }>('/toDos?limit=0', 'admin')).body.total;
+    const ghost = '0190a000-0000-7000-8000-00000000dead';
+    const refused = await importNdjson([
+      { title: 'fine', status: 'open', user: ann.user.id },
+      { title: 'orphan', status: 'open', user: ghost },
+    ]);
+    expect(refused.status).toBe(422);
+    const problem = refused.body as unknown as { detail: string; errors: Array<{ path: string; message: string }> };
+    expect(problem.detail).toMatch(/points at a record that does not exist/);
+    expect(problem.errors[0]!.path).toMatch(/^\/\d+$/);
+    // the storage's own names (tables, constraints) never reach the caller
+    expect(JSON.stringify(problem)).not.toMatch(/m_todo|fkey|constraint/i);
+    expect((await api.get<{ total: number }>('/toDos?limit=0', 'admin')).body.total).toBe(before);
+    const orphanEvents = await sql<{ n: number }>`select count(*)::int as n from appbuilder.events where application_id = ${api.applicationId} and payload->>'title' in ('fine', 'orphan')`.execute(t.database.db.kysely);
+    expect(orphanEvents.rows[0].n).toBe(0);
+  }, 60_000);
 });

@@ -147,6 +147,10 @@ export class AccountEmails {
    * five minutes.
    */
   async emailRequest(request: FlowRequest, userId: string, newEmail: string, proof: { currentPassword?: unknown; signedInAtMs?: number }): Promise<typeof QUEUED> {
+    // A malformed request is refused as such before "this app sends no mail" (503) is considered.
+    if (proof.currentPassword !== undefined && typeof proof.currentPassword !== 'string') {
+      throw badRequest('currentPassword is a string.', [{ path: '/currentPassword', message: 'must be a string' }]);
+    }
     const send = this.#sender(request, 'emailChange');
     await this.#checkProof(request.app, userId, proof);
     this.mailer.queue('emailChange', request.app.applicationId, async () => {
