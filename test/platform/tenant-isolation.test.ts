@@ -192,6 +192,8 @@ describe.each(drivers)('tenant isolation (%s)', (driver) => {
     for (const op of ordered) {
       const unknown = op.params.filter((p) => !(p in paramsOf(own)));
       if (unknown.length > 0) continue; // no sample of A's for this parameter: A would get 404 too
+      // Its body names a backup of the application, which the fresh one below has none of (A's own restore: test/backups/).
+      if (op.operationId === 'restoreApplication') continue;
       // Reads use A's published application; changes each get fresh resources, so one cannot spoil the next.
       let resources = own;
       if (op.method !== 'GET' && !NEEDS_PUBLISHED.includes(op.operationId)) {
