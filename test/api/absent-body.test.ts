@@ -1,6 +1,6 @@
-// A write sent without a body (`curl -X POST …/publish`, as docs/getting-started.md shows it): a
-// route whose body members are all optional takes it as `{}`; one that needs members answers 400
-// saying a JSON body is missing and naming them, not the validator's "must be object".
+// A write sent without a body (`curl -X POST …/publish`): the documents mark every body required,
+// so it answers 400 saying a JSON body is missing, naming the members it needs or that `{}` will
+// do, not the validator's "must be object"; `{}` then publishes the current version.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDrivers } from '../support/databases.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -15,9 +15,13 @@ describe.each(await availableDrivers())('a write without a body (%s)', (driver) 
   }, 300_000);
   afterAll(() => t?.close());
 
-  it('publishes the current version when the body, all optional, is left out', async () => {
+  it('says a body is missing where every member is optional, and `{}` publishes the current version', async () => {
     const app = await createTodoApp(tenant);
-    const reply = await tenant.api.request<{ status: { deployments: Array<{ serverVersion: string }> } }>('POST', `/v1/applications/${app.id}/publish`);
+    const none = await tenant.api.request<{ detail: string; errors: Array<{ path: string; message: string }> }>('POST', `/v1/applications/${app.id}/publish`);
+    expect(none.status).toBe(400);
+    expect(none.body.detail).toMatch(/no body: .*`\{\}`/);
+    expect(none.body.errors).toEqual([{ path: '/', message: 'a JSON body is missing' }]);
+    const reply = await tenant.api.request<{ status: { deployments: Array<{ serverVersion: string }> } }>('POST', `/v1/applications/${app.id}/publish`, { body: {} });
     expect(reply.status, reply.text).toBe(202);
     expect(reply.body.status.deployments.map((d) => d.serverVersion)).toContain(app.serverVersion);
   }, 120_000);
