@@ -70,7 +70,7 @@ describe.each(await availableDrivers())('export on %s', (driver) => {
     expect(lines).toHaveLength(RECORDS);
     // Parsed and serialised again, member order kept: the same bytes as the list's item.
     expect(lines.map((line) => JSON.stringify(JSON.parse(line)))).toEqual(items.map((item) => JSON.stringify(item)));
-  }, 120_000);
+  }, 300_000);
 
   it('exports the same records as CSV: a header of the members, one row each, values as the list answers them', async () => {
     const items = await (adminItems ??= listAll('admin'));
@@ -83,7 +83,7 @@ describe.each(await availableDrivers())('export on %s', (driver) => {
     expect(rows).toHaveLength(RECORDS);
     expect(rows).toEqual(items.map((item) => Object.fromEntries(Object.keys(rows[0]).map((name) => [name, cell(item[name])]))));
     expect(rows.some((row) => row.description.includes('\n') && row.title.includes('"quoted"'))).toBe(true);
-  }, 120_000);
+  }, 300_000);
 
   it("exports only an end user's own rows under the read rule, with filter and fields as a list takes them", async () => {
     const annItems = await listAll(ann.token);
@@ -107,7 +107,7 @@ describe.each(await availableDrivers())('export on %s', (driver) => {
     const anonymous = await exported(null, 'format=ndjson');
     expect(anonymous.status).toBe(200);
     expect(anonymous.text).toBe('');
-  }, 120_000);
+  }, 300_000);
 
   it('refuses an unknown format, a bad filter or an unknown field with a 400 naming it', async () => {
     const format = await exported(ann.token, 'format=xml');
