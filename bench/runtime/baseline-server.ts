@@ -15,6 +15,8 @@ import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import pg from 'pg';
+// The service answers PostgreSQL's JSON text compacted (no spaces outside strings): the same work here.
+import { compactJson } from '../../src/runtime/data/compact-json.ts';
 
 export interface BaselineStatements {
   ownPage: string;
@@ -75,7 +77,7 @@ export async function serveBaseline(settings: BaselineSettings, query: Query, po
     const narrow = params.fields === settings.narrowFields;
     if (params.fields !== undefined && !narrow) return reply.status(400).send({ status: 400 });
     const rows = caller.admin ? await query(q.allPage, [limit, offset]) : await query(narrow ? q.ownNarrow : q.ownPage, [caller.userId, limit, offset]);
-    return reply.type('application/json; charset=utf-8').serializer(json).send(rows[0].body);
+    return reply.type('application/json; charset=utf-8').serializer(json).send(compactJson(String(rows[0].body)));
   });
   server.get('/toDos/:id', async (request, reply) => {
     const caller = await callerOf(request.headers.authorization);
@@ -83,7 +85,7 @@ export async function serveBaseline(settings: BaselineSettings, query: Query, po
     if (!caller.userId || !/^[0-9a-f-]{36}$/i.test(id)) return reply.status(404).send({ status: 404 });
     const rows = await query(q.one, [id, caller.userId]);
     if (rows.length === 0) return reply.status(404).send({ status: 404 });
-    return reply.type('application/json; charset=utf-8').serializer(json).send(rows[0].body);
+    return reply.type('application/json; charset=utf-8').serializer(json).send(compactJson(String(rows[0].body)));
   });
   const url = await server.listen({ port, host: '127.0.0.1' });
   return { url, close: () => server.close() };

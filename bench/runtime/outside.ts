@@ -22,6 +22,7 @@ import { endUserKey } from '../support/baseline.ts';
 import type { EndUser, SeedSize } from '../support/setup.ts';
 import { NARROW_FIELDS, statements } from './baseline.ts';
 import { startBaselineProcess, startServiceProcess, type ServerProcess } from './processes.ts';
+import { insertUsersAndTodos } from './seed-sql.ts';
 
 export interface OutsideBench {
   database: TestDatabase;
@@ -55,18 +56,9 @@ export function accessToken(key: Uint8Array, applicationId: string, userId: stri
  */
 export async function seedTodos(database: Db, app: CompiledApp, key: Uint8Array, size: SeedSize): Promise<EndUser[]> {
   const db = database.kysely;
-  const user = app.userModel!;
   const todo = app.modelsByResource.get('toDos')!;
-  const u = (name: string) => ident(user.fieldsByName.get(name)!.column!);
   const t = (name: string) => ident(todo.fieldsByName.get(name)!.column!);
-  await sql`insert into ${ident(app.schema, user.table)} (id, ${u('name')}, ${u('email')})
-    select gen_random_uuid(), 'User ' || i, 'user' || i || '@bench.test' from generate_series(1, ${size.users}::int) i`.execute(db);
-  await sql`insert into ${ident(app.schema, todo.table)} (id, ${t('title')}, ${t('description')}, ${t('deadline')}, ${t('status')}, ${t('user')})
-    select gen_random_uuid(), 'To-do ' || n, case when n % 3 = 0 then null else 'Details of to-do ' || n end,
-      case when n % 5 = 0 then null else timestamptz '2030-01-01 00:00:00+00' + n * interval '7 hours' end,
-      case when n % 4 = 0 then 'done' else 'open' end, u.id
-    from ${ident(app.schema, user.table)} u cross join generate_series(1, ${size.todosPerUser}::int) n`.execute(db);
-  await sql`analyze`.execute(db);
+  await insertUsersAndTodos(db, app, 1, size);
   const rows = await sql<{ user_id: string; ids: string[] }>`select ${t('user')} as user_id, (array_agg(id order by id))[1:10] as ids
     from ${ident(app.schema, todo.table)} group by ${t('user')} order by ${t('user')}`.execute(db);
   const users: EndUser[] = [];

@@ -13,6 +13,7 @@ import { todoScode } from '../../test/support/examples.ts';
 import { startTestPlatform } from '../../test/support/platform.ts';
 import { createTenant, createTodoApp, type AppReply, type Tenant } from '../../test/support/tenant.ts';
 import { signup, type BenchService as SharedService, type EndUser, type SeedSize as SharedSize } from '../support/setup.ts';
+import { insertUsersAndTodos } from './seed-sql.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,18 +48,9 @@ async function seed(service: Omit<BenchService, 'users' | 'close'>, size: SeedSi
   const db = service.t.platform.db.kysely;
   const signedUp: Array<{ id: string; token: string }> = [];
   for (let i = 1; i <= size.signups; i++) signedUp.push(await signup(service.apiUrl, i));
-  const user = app.userModel!;
   const todo = app.modelsByResource.get('toDos')!;
-  const u = (name: string) => ident(user.fieldsByName.get(name)!.column!);
   const t = (name: string) => ident(todo.fieldsByName.get(name)!.column!);
-  await sql`insert into ${ident(app.schema, user.table)} (id, ${u('name')}, ${u('email')})
-    select gen_random_uuid(), 'User ' || i, 'user' || i || '@bench.test' from generate_series(${size.signups + 1}::int, ${size.users}::int) i`.execute(db);
-  await sql`insert into ${ident(app.schema, todo.table)} (id, ${t('title')}, ${t('description')}, ${t('deadline')}, ${t('status')}, ${t('user')})
-    select gen_random_uuid(), 'To-do ' || n, case when n % 3 = 0 then null else 'Details of to-do ' || n end,
-      case when n % 5 = 0 then null else timestamptz '2030-01-01 00:00:00+00' + n * interval '7 hours' end,
-      case when n % 4 = 0 then 'done' else 'open' end, u.id
-    from ${ident(app.schema, user.table)} u cross join generate_series(1, ${size.todosPerUser}::int) n`.execute(db);
-  await sql`analyze`.execute(db);
+  await insertUsersAndTodos(db, app, size.signups + 1, size);
   const users: EndUser[] = [];
   for (const s of signedUp) {
     const ids = await sql<{ id: string }>`select id from ${ident(app.schema, todo.table)} where ${t('user')} = ${s.id} order by id`.execute(db);
